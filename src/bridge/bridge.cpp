@@ -1,0 +1,497 @@
+// bridge.cpp: the only runtime code that includes Kokkos (with tools_bridge.cpp).
+//
+// Implements bridge.h: initialize / finalize, memory-space queries,
+// allocation through kokkos_malloc (so Kokkos Tools see every label),
+// byte copies through Kokkos::deep_copy and strided copy / fill kernels
+// run by each space's execution space. Every entry point is noexcept and
+// turns exceptions into a kp_status plus a message. Version differences
+// between Kokkos 3.4 and 4.x stay in this file behind KOKKOS_VERSION.
+
+#include "bridge.h"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace kokkos_python::impl {
+
+// ---- errors ---------------------------------------------------------------
+
+kp_status fail(kp_error *arg_err, kp_status arg_status, const char *arg_what) {
+  if (arg_err) std::snprintf(arg_err->message, sizeof(arg_err->message), "%s", arg_what);
+  return arg_status;
+}
+
+template <class F>
+kp_status guarded(kp_error *arg_err, F &&arg_f) noexcept {
+  try {
+    return arg_f();
+  } catch (std::bad_alloc &) {
+    return fail(arg_err, KP_E_NOMEM, "Kokkos could not allocate the memory");
+  } catch (std::exception &e) {
+    return fail(arg_err, KP_E_KOKKOS, e.what());
+  } catch (...) {
+    return fail(arg_err, KP_E_KOKKOS, "Kokkos raised an unknown C++ exception");
+  }
+}
+
+// ---- memory-space dispatch ----------------------------------------------
+
+// Calls arg_f(Space{}) for the Kokkos space behind arg_space; returns
+// KP_E_UNAVAILABLE when this Kokkos lacks it.
+template <class F>
+kp_status with_space(int arg_space, kp_error *arg_err, F &&arg_f) {
+  switch (arg_space) {
+    case KP_SPACE_HOST: return arg_f(Kokkos::HostSpace{});
+#if defined(KOKKOS_ENABLE_CUDA)
+    case KP_SPACE_CUDA: return arg_f(Kokkos::CudaSpace{});
+    case KP_SPACE_CUDA_UVM: return arg_f(Kokkos::CudaUVMSpace{});
+    case KP_SPACE_CUDA_HOST_PINNED: return arg_f(Kokkos::CudaHostPinnedSpace{});
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+    case KP_SPACE_HIP: return arg_f(Kokkos::HIPSpace{});
+    case KP_SPACE_HIP_HOST_PINNED: return arg_f(Kokkos::HIPHostPinnedSpace{});
+#endif
+    default: break;
+  }
+  return fail(arg_err, KP_E_UNAVAILABLE,
+              "this memory space is not enabled in the installed Kokkos");
+}
+
+template <class Space>
+constexpr int space_index() {
+  if constexpr (std::is_same_v<Space, Kokkos::HostSpace>) return KP_SPACE_HOST;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Space, Kokkos::CudaSpace>) return KP_SPACE_CUDA;
+  if constexpr (std::is_same_v<Space, Kokkos::CudaUVMSpace>) return KP_SPACE_CUDA_UVM;
+  if constexpr (std::is_same_v<Space, Kokkos::CudaHostPinnedSpace>)
+    return KP_SPACE_CUDA_HOST_PINNED;
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+  if constexpr (std::is_same_v<Space, Kokkos::HIPSpace>) return KP_SPACE_HIP;
+  if constexpr (std::is_same_v<Space, Kokkos::HIPHostPinnedSpace>)
+    return KP_SPACE_HIP_HOST_PINNED;
+#endif
+  return -1;
+}
+
+template <class Exec>
+constexpr int exec_index() {
+#if defined(KOKKOS_ENABLE_SERIAL)
+  if constexpr (std::is_same_v<Exec, Kokkos::Serial>) return KP_EXEC_SERIAL;
+#endif
+#if defined(KOKKOS_ENABLE_THREADS)
+  if constexpr (std::is_same_v<Exec, Kokkos::Threads>) return KP_EXEC_THREADS;
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  if constexpr (std::is_same_v<Exec, Kokkos::OpenMP>) return KP_EXEC_OPENMP;
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return KP_EXEC_CUDA;
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+  if constexpr (std::is_same_v<Exec, Kokkos::HIP>) return KP_EXEC_HIP;
+#endif
+  return -1;
+}
+
+// ---- finalize tracking ------------------------------------------------------
+
+bool g_finalized        = false;
+bool g_hook_registered  = false;
+void (*g_core_hook)()   = nullptr;
+
+void on_finalize() {
+  g_finalized = true;
+  if (g_core_hook) g_core_hook();
+}
+
+void ensure_finalize_hook() {
+  if (g_hook_registered) return;
+  Kokkos::push_finalize_hook(on_finalize);
+  g_hook_registered = true;
+}
+
+// ---- strided kernels --------------------------------------------------------
+
+// Element types by size; the 16-byte one only needs 8-byte alignment.
+template <size_t N> struct element;
+template <> struct element<1> { using type = uint8_t; };
+template <> struct element<2> { using type = uint16_t; };
+template <> struct element<4> { using type = uint32_t; };
+template <> struct element<8> { using type = uint64_t; };
+struct pair64 { uint64_t lo, hi; };
+template <> struct element<16> { using type = pair64; };
+
+struct strided_shape {
+  int m_rank;
+  int64_t m_extents[KP_MAX_RANK];
+  int64_t m_dst[KP_MAX_RANK];
+  int64_t m_src[KP_MAX_RANK];
+
+  KOKKOS_INLINE_FUNCTION void offsets(int64_t arg_i, int64_t &arg_d,
+                                      int64_t &arg_s) const {
+    arg_d = 0;
+    arg_s = 0;
+    for (int r = m_rank - 1; r >= 0; --r) {
+      const int64_t e = m_extents[r];
+      const int64_t k = arg_i % e;
+      arg_i /= e;
+      arg_d += k * m_dst[r];
+      arg_s += k * m_src[r];
+    }
+  }
+};
+
+template <class T>
+struct copy_functor {
+  strided_shape m_shape;
+  T *m_dst;
+  const T *m_src;
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t arg_i) const {
+    int64_t d, s;
+    m_shape.offsets(arg_i, d, s);
+    m_dst[d] = m_src[s];
+  }
+};
+
+template <class T>
+struct fill_functor {
+  strided_shape m_shape;
+  T *m_dst;
+  T m_value;
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t arg_i) const {
+    int64_t d, s;
+    m_shape.offsets(arg_i, d, s);
+    m_dst[d] = m_value;
+  }
+};
+
+strided_shape make_shape(int arg_rank, const int64_t *arg_extents,
+                         const int64_t *arg_dst, const int64_t *arg_src,
+                         int64_t &arg_count) {
+  strided_shape s{};
+  s.m_rank  = arg_rank;
+  arg_count = 1;
+  for (int r = 0; r < arg_rank; ++r) {
+    s.m_extents[r] = arg_extents[r];
+    s.m_dst[r]     = arg_dst[r];
+    s.m_src[r]     = arg_src ? arg_src[r] : 0;
+    arg_count *= arg_extents[r];
+  }
+  return s;
+}
+
+template <class Space, size_t N>
+kp_status run_copy(const strided_shape &arg_shape, int64_t arg_count, void *arg_dst,
+                   const void *arg_src) {
+  using T    = typename element<N>::type;
+  using exec = typename Space::execution_space;
+  copy_functor<T> f{arg_shape, static_cast<T *>(arg_dst), static_cast<const T *>(arg_src)};
+  Kokkos::parallel_for("kokkos.deep_copy(strided)",
+                       Kokkos::RangePolicy<exec, Kokkos::IndexType<int64_t>>(0, arg_count), f);
+  exec().fence();
+  return KP_OK;
+}
+
+template <class Space, size_t N>
+kp_status run_fill(const strided_shape &arg_shape, int64_t arg_count, void *arg_dst,
+                   const void *arg_value) {
+  using T    = typename element<N>::type;
+  using exec = typename Space::execution_space;
+  T value;
+  std::memcpy(&value, arg_value, N);
+  fill_functor<T> f{arg_shape, static_cast<T *>(arg_dst), value};
+  Kokkos::parallel_for("kokkos.deep_copy(fill)",
+                       Kokkos::RangePolicy<exec, Kokkos::IndexType<int64_t>>(0, arg_count), f);
+  exec().fence();
+  return KP_OK;
+}
+
+template <class F>
+kp_status with_element_size(size_t arg_size, kp_error *arg_err, F &&arg_f) {
+  switch (arg_size) {
+    case 1: return arg_f(std::integral_constant<size_t, 1>{});
+    case 2: return arg_f(std::integral_constant<size_t, 2>{});
+    case 4: return arg_f(std::integral_constant<size_t, 4>{});
+    case 8: return arg_f(std::integral_constant<size_t, 8>{});
+    case 16: return arg_f(std::integral_constant<size_t, 16>{});
+    default: break;
+  }
+  return fail(arg_err, KP_E_ARG, "element size must be 1, 2, 4, 8 or 16 bytes");
+}
+
+kp_status require_initialized(kp_error *arg_err) {
+  if (Kokkos::is_initialized()) return KP_OK;
+  return fail(arg_err, KP_E_STATE,
+              g_finalized ? "Kokkos has been finalized" : "Kokkos is not initialized");
+}
+
+}  // namespace kokkos_python::impl
+
+using namespace kokkos_python::impl;
+
+// ---- runtime ------------------------------------------------------------------
+
+extern "C" int kp_bridge_kokkos_version(void) { return KOKKOS_VERSION; }
+
+extern "C" int kp_bridge_is_initialized(void) {
+  return Kokkos::is_initialized() ? 1 : 0;
+}
+
+extern "C" int kp_bridge_is_finalized(void) {
+#if KOKKOS_VERSION >= 40000
+  return (Kokkos::is_finalized() || g_finalized) ? 1 : 0;
+#else
+  return g_finalized ? 1 : 0;
+#endif
+}
+
+extern "C" kp_status kp_bridge_initialize(int argc, char **argv,
+                                          const kp_init_settings *arg_s,
+                                          kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    if (kp_bridge_is_finalized())
+      return fail(err, KP_E_STATE,
+                  "Kokkos was finalized and cannot be initialized again in this process");
+    if (Kokkos::is_initialized()) return KP_OK;
+    // Build one argv: the caller's, then flags for each setting given.
+    std::vector<std::string> args;
+    args.emplace_back(argc > 0 && argv && argv[0] ? argv[0] : "python");
+    for (int i = 1; i < argc; ++i) args.emplace_back(argv[i] ? argv[i] : "");
+    bool print_config = false;
+    if (arg_s) {
+#if KOKKOS_VERSION >= 40000
+      const char *threads_flag = "--kokkos-num-threads=";
+      const char *tools_flag   = "--kokkos-tools-libs=";
+#else
+      const char *threads_flag = "--kokkos-threads=";
+      const char *tools_flag   = "--kokkos-tools-library=";
+#endif
+      if (arg_s->num_threads > 0)
+        args.push_back(threads_flag + std::to_string(arg_s->num_threads));
+      if (arg_s->device_id >= 0)
+        args.push_back("--kokkos-device-id=" + std::to_string(arg_s->device_id));
+      if (arg_s->disable_warnings > 0) args.emplace_back("--kokkos-disable-warnings");
+      if (arg_s->tools_libs) args.push_back(std::string(tools_flag) + arg_s->tools_libs);
+      if (arg_s->tools_args)
+        args.push_back(std::string("--kokkos-tools-args=") + arg_s->tools_args);
+      print_config = arg_s->print_configuration > 0;
+    }
+    std::vector<char *> cargv;
+    for (auto &a : args) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    int cargc = static_cast<int>(args.size());
+    Kokkos::initialize(cargc, cargv.data());
+    ensure_finalize_hook();
+    if (print_config) Kokkos::print_configuration(std::cout, false);
+    return KP_OK;
+  });
+}
+
+extern "C" kp_status kp_bridge_finalize(kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    if (!Kokkos::is_initialized()) return KP_OK;
+    Kokkos::finalize();
+    g_finalized = true;
+    return KP_OK;
+  });
+}
+
+extern "C" kp_status kp_bridge_fence(const char *label, kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    if (auto s = require_initialized(err)) return s;
+#if KOKKOS_VERSION >= 30600
+    Kokkos::fence(label ? label : "kokkos.fence");
+#else
+    (void)label;
+    Kokkos::fence();
+#endif
+    return KP_OK;
+  });
+}
+
+extern "C" kp_status kp_bridge_print_configuration(int detail, char **out,
+                                                   kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    if (auto s = require_initialized(err)) return s;
+    std::ostringstream os;
+    Kokkos::print_configuration(os, detail != 0);
+    std::string text = os.str();
+    char *buf        = static_cast<char *>(std::malloc(text.size() + 1));
+    if (!buf) return fail(err, KP_E_NOMEM, "out of memory");
+    std::memcpy(buf, text.c_str(), text.size() + 1);
+    *out = buf;
+    return KP_OK;
+  });
+}
+
+extern "C" kp_status kp_bridge_set_finalize_hook(void (*hook)(void), kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    g_core_hook = hook;
+    ensure_finalize_hook();
+    return KP_OK;
+  });
+}
+
+// ---- spaces -------------------------------------------------------------------
+
+extern "C" int kp_bridge_space_available(int space) {
+  return with_space(space, nullptr, [](auto) { return KP_OK; }) == KP_OK;
+}
+
+extern "C" int kp_bridge_space_host_accessible(int space) {
+  return with_space(space, nullptr, [](auto s) {
+           using S = decltype(s);
+           return Kokkos::SpaceAccessibility<Kokkos::HostSpace, S>::accessible
+                      ? KP_OK
+                      : KP_E_UNAVAILABLE;
+         }) == KP_OK;
+}
+
+extern "C" int kp_bridge_default_memory_space(void) {
+  return space_index<Kokkos::DefaultExecutionSpace::memory_space>();
+}
+
+extern "C" int kp_bridge_default_host_memory_space(void) {
+  return space_index<Kokkos::DefaultHostExecutionSpace::memory_space>();
+}
+
+extern "C" int kp_bridge_execution_space_available(int exec) {
+  switch (exec) {
+#if defined(KOKKOS_ENABLE_SERIAL)
+    case KP_EXEC_SERIAL: return 1;
+#endif
+#if defined(KOKKOS_ENABLE_THREADS)
+    case KP_EXEC_THREADS: return 1;
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+    case KP_EXEC_OPENMP: return 1;
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+    case KP_EXEC_CUDA: return 1;
+#endif
+#if defined(KOKKOS_ENABLE_HPX)
+    case KP_EXEC_HPX: return 1;
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+    case KP_EXEC_HIP: return 1;
+#endif
+#if defined(KOKKOS_ENABLE_SYCL)
+    case KP_EXEC_SYCL: return 1;
+#endif
+#if defined(KOKKOS_ENABLE_OPENMPTARGET)
+    case KP_EXEC_OPENMP_TARGET: return 1;
+#endif
+    default: return 0;
+  }
+}
+
+extern "C" int kp_bridge_default_execution_space(void) {
+  return exec_index<Kokkos::DefaultExecutionSpace>();
+}
+
+extern "C" int kp_bridge_default_host_execution_space(void) {
+  return exec_index<Kokkos::DefaultHostExecutionSpace>();
+}
+
+// ---- memory ---------------------------------------------------------------------
+
+extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t bytes,
+                                        int zero, void **out, kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    if (auto s = require_initialized(err)) return s;
+    return with_space(space, err, [&](auto sp) -> kp_status {
+      using S = decltype(sp);
+      void *p = Kokkos::kokkos_malloc<S>(label ? label : "", bytes);
+      if (!p) return fail(err, KP_E_NOMEM, "Kokkos could not allocate the memory");
+      if (zero) {
+        Kokkos::View<unsigned char *, S, Kokkos::MemoryTraits<Kokkos::Unmanaged>> v(
+            static_cast<unsigned char *>(p), bytes);
+        Kokkos::deep_copy(v, static_cast<unsigned char>(0));
+      }
+      *out = p;
+      return KP_OK;
+    });
+  });
+}
+
+extern "C" kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err) {
+  // No initialized check: the core calls this from Kokkos' finalize hook,
+  // while Kokkos is still alive, and never after finalize.
+  return guarded(err, [&]() -> kp_status {
+    return with_space(space, err, [&](auto sp) -> kp_status {
+      using S = decltype(sp);
+      Kokkos::kokkos_free<S>(ptr);
+      return KP_OK;
+    });
+  });
+}
+
+extern "C" kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *dst_label,
+                                          int src_space, const void *src,
+                                          const char *src_label, size_t bytes,
+                                          kp_error *err) {
+  (void)dst_label;
+  (void)src_label;
+  return guarded(err, [&]() -> kp_status {
+    if (auto s = require_initialized(err)) return s;
+    return with_space(dst_space, err, [&](auto dsp) -> kp_status {
+      return with_space(src_space, err, [&](auto ssp) -> kp_status {
+        using D = decltype(dsp);
+        using S = decltype(ssp);
+        using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+        Kokkos::View<unsigned char *, D, unmanaged> d(static_cast<unsigned char *>(dst), bytes);
+        Kokkos::View<const unsigned char *, S, unmanaged> s(
+            static_cast<const unsigned char *>(src), bytes);
+        Kokkos::deep_copy(d, s);
+        return KP_OK;
+      });
+    });
+  });
+}
+
+extern "C" kp_status kp_bridge_copy_strided(int space, size_t elem_size, int rank,
+                                            const int64_t *extents, void *dst,
+                                            const int64_t *dst_strides, const void *src,
+                                            const int64_t *src_strides, kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    if (auto s = require_initialized(err)) return s;
+    if (rank < 0 || rank > KP_MAX_RANK) return fail(err, KP_E_ARG, "rank out of range");
+    int64_t count;
+    strided_shape shape = make_shape(rank, extents, dst_strides, src_strides, count);
+    if (count == 0) return KP_OK;
+    return with_space(space, err, [&](auto sp) -> kp_status {
+      using S = decltype(sp);
+      return with_element_size(elem_size, err, [&](auto n) -> kp_status {
+        return run_copy<S, decltype(n)::value>(shape, count, dst, src);
+      });
+    });
+  });
+}
+
+extern "C" kp_status kp_bridge_fill(int space, size_t elem_size, int rank,
+                                    const int64_t *extents, void *dst,
+                                    const int64_t *dst_strides, const void *value,
+                                    kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    if (auto s = require_initialized(err)) return s;
+    if (rank < 0 || rank > KP_MAX_RANK) return fail(err, KP_E_ARG, "rank out of range");
+    int64_t count;
+    strided_shape shape = make_shape(rank, extents, dst_strides, nullptr, count);
+    if (count == 0) return KP_OK;
+    return with_space(space, err, [&](auto sp) -> kp_status {
+      using S = decltype(sp);
+      return with_element_size(elem_size, err, [&](auto n) -> kp_status {
+        return run_fill<S, decltype(n)::value>(shape, count, dst, value);
+      });
+    });
+  });
+}

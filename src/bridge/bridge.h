@@ -1,0 +1,145 @@
+/* bridge.h: the C interface between the C core and Kokkos.
+ *
+ * The core (plain C11) calls only what is declared here; bridge.cpp (C++,
+ * compiled against the installed Kokkos) implements it. No Kokkos type
+ * crosses this line: memory spaces are small integers (enum kp_space),
+ * sizes are fixed-width integers, and every function is noexcept on the C++
+ * side: it catches everything and reports a status plus a message.
+ */
+#ifndef KOKKOS_PYTHON_BRIDGE_H
+#define KOKKOS_PYTHON_BRIDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kokkos' largest View rank. */
+#define KP_MAX_RANK 8
+
+/* Memory spaces, in the order the original pykokkos-base numbered them.
+ * A new space is one row here, one row in the core's space table
+ * (space.c) and one line in bridge.cpp's dispatch. */
+typedef enum kp_space {
+  KP_SPACE_HOST = 0,
+  KP_SPACE_CUDA,
+  KP_SPACE_CUDA_UVM,
+  KP_SPACE_CUDA_HOST_PINNED,
+  KP_SPACE_HBW,
+  KP_SPACE_HIP,
+  KP_SPACE_HIP_HOST_PINNED,
+  KP_SPACE_OPENMP_TARGET,
+  KP_SPACE_SYCL_SHARED_USM,
+  KP_SPACE_SYCL_DEVICE_USM,
+  KP_SPACE_COUNT
+} kp_space;
+
+/* Execution spaces (backends), in the original's order. */
+typedef enum kp_exec_space {
+  KP_EXEC_SERIAL = 0,
+  KP_EXEC_THREADS,
+  KP_EXEC_OPENMP,
+  KP_EXEC_CUDA,
+  KP_EXEC_HPX,
+  KP_EXEC_HIP,
+  KP_EXEC_SYCL,
+  KP_EXEC_OPENMP_TARGET,
+  KP_EXEC_COUNT
+} kp_exec_space;
+
+typedef enum kp_status {
+  KP_OK = 0,
+  KP_E_NOMEM,       /* allocation failed: MemoryError */
+  KP_E_UNAVAILABLE, /* space or feature not in this Kokkos: RuntimeError */
+  KP_E_STATE,       /* Kokkos not initialized / already finalized */
+  KP_E_KOKKOS,      /* Kokkos threw: RuntimeError with its message */
+  KP_E_ARG          /* bad argument: ValueError */
+} kp_status;
+
+/* Filled by a failing bridge call; always NUL-terminated. */
+typedef struct kp_error {
+  char message[512];
+} kp_error;
+
+/* Settings for kp_bridge_initialize; -1 (or NULL) means "not given". */
+typedef struct kp_init_settings {
+  int num_threads;
+  int device_id;
+  int disable_warnings;    /* 0, 1 or -1 */
+  int print_configuration; /* 0, 1 or -1 */
+  const char *tools_libs;
+  const char *tools_args;
+} kp_init_settings;
+
+/* ---- runtime ---------------------------------------------------------- */
+
+/* KOKKOS_VERSION of the Kokkos the bridge was compiled against
+ * (major * 10000 + minor * 100 + patch). */
+int kp_bridge_kokkos_version(void);
+/* Address of Kokkos::is_initialized in the Kokkos library the bridge uses:
+ * identifies that Kokkos runtime in the process (capi_bridge.cpp). */
+const void *kp_bridge_kokkos_runtime(void);
+int kp_bridge_is_initialized(void);
+/* True once Kokkos::finalize ran (tracked by a finalize hook where Kokkos
+ * itself has no is_finalized, as in 3.x). */
+int kp_bridge_is_finalized(void);
+/* Initializes Kokkos with argv (may be NULL) plus the given settings. */
+kp_status kp_bridge_initialize(int argc, char **argv,
+                               const kp_init_settings *settings,
+                               kp_error *err);
+kp_status kp_bridge_finalize(kp_error *err);
+kp_status kp_bridge_fence(const char *label, kp_error *err);
+/* *out receives a malloc'd string; release it with free(). */
+kp_status kp_bridge_print_configuration(int detail, char **out, kp_error *err);
+/* Registers the function Kokkos calls at the start of every finalize
+ * (whoever calls it: Python or the application's C++). Call once. */
+kp_status kp_bridge_set_finalize_hook(void (*hook)(void), kp_error *err);
+
+/* ---- spaces ------------------------------------------------------------ */
+
+int kp_bridge_space_available(int space);
+/* True if the host can read and write memory of this space. */
+int kp_bridge_space_host_accessible(int space);
+int kp_bridge_default_memory_space(void);
+int kp_bridge_default_host_memory_space(void);
+int kp_bridge_execution_space_available(int exec);
+int kp_bridge_default_execution_space(void);
+int kp_bridge_default_host_execution_space(void);
+
+/* ---- memory ------------------------------------------------------------ */
+
+/* Allocates bytes (> 0) in space through Kokkos with label, so Kokkos
+ * Tools see it; zero-fills it when zero is set. */
+kp_status kp_bridge_allocate(int space, const char *label, size_t bytes,
+                             int zero, void **out, kp_error *err);
+kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err);
+
+/* Copies bytes between any two available spaces (fences before and after,
+ * reports a labelled deep-copy event to Kokkos Tools). */
+kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *dst_label,
+                               int src_space, const void *src,
+                               const char *src_label, size_t bytes,
+                               kp_error *err);
+
+/* Strided element copy within one space, run by that space's execution
+ * space. Strides are in elements and may be negative; the last dimension
+ * varies fastest in the iteration order. elem_size is 1, 2, 4, 8 or 16. */
+kp_status kp_bridge_copy_strided(int space, size_t elem_size, int rank,
+                                 const int64_t *extents, void *dst,
+                                 const int64_t *dst_strides, const void *src,
+                                 const int64_t *src_strides, kp_error *err);
+
+/* Fills every element of a strided region with *value (elem_size bytes,
+ * read on the host). */
+kp_status kp_bridge_fill(int space, size_t elem_size, int rank,
+                         const int64_t *extents, void *dst,
+                         const int64_t *dst_strides, const void *value,
+                         kp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KOKKOS_PYTHON_BRIDGE_H */

@@ -1,0 +1,302 @@
+/* buffer.c: host memory in and out of Views.
+ *
+ * Out: the buffer protocol (PEP 3118) and __array_interface__ (v3) for Views
+ * the host can access. Buffer exports are counted on the View and on its
+ * Allocation (so Kokkos finalize leaves exported memory in place); device
+ * Views refuse with HostAccessError, saying to mirror.
+ * In: any object exposing the buffer protocol or __array_interface__ becomes
+ * an Unmanaged View of the same memory that keeps the object alive.
+ */
+#include "core.h"
+
+#include <string.h>
+
+/* ---- export ---------------------------------------------------------------------- */
+
+static int buffer_error(kp_view *v, const char *why) {
+  PyErr_Format(PyExc_BufferError, "View '%U' cannot export this buffer: %s", v->label, why);
+  return -1;
+}
+
+int kp_view_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+  kp_view *v = (kp_view *)self;
+  view->obj = NULL;
+  if (kp_view_check_released(v)) return -1;
+  if (!kp_bridge_space_host_accessible(v->space)) {
+    kp_state *st = kp_state_from_type(Py_TYPE(v));
+    kp_view_require_host(v, st ? st->host_access_error : PyExc_BufferError, "buffer protocol");
+    return -1;
+  }
+  if ((flags & PyBUF_WRITABLE) && v->readonly) return buffer_error(v, "it is read-only");
+  int c = kp_view_is_c_contiguous(v), f = kp_view_is_f_contiguous(v);
+  if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c) return buffer_error(v, "it is not C-contiguous");
+  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !f) return buffer_error(v, "it is not Fortran-contiguous");
+  if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c && !f) return buffer_error(v, "it is not contiguous");
+  if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c)
+    return buffer_error(v, "it is not C-contiguous and the consumer did not ask for strides");
+  Py_ssize_t itemsize = kp_dtypes[v->dtype].itemsize;
+  view->buf = v->data;
+  view->len = kp_view_size(v) * itemsize;
+  view->readonly = v->readonly;
+  view->itemsize = itemsize;
+  view->format = (flags & PyBUF_FORMAT) ? (char *)kp_dtypes[v->dtype].format : NULL;
+  view->ndim = v->rank;
+  view->shape = (flags & PyBUF_ND) == PyBUF_ND ? v->shape : NULL;
+  view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? v->byte_strides : NULL;
+  view->suboffsets = NULL;
+  view->internal = NULL;
+  view->obj = Py_NewRef(self);
+  v->exports++;
+  if (v->owner) v->owner->exports++;
+  return 0;
+}
+
+void kp_view_releasebuffer(PyObject *self, Py_buffer *view) {
+  kp_view *v = (kp_view *)self;
+  v->exports--;
+  if (v->owner) v->owner->exports--;
+}
+
+PyObject *kp_view_array_interface(kp_view *v, void *closure) {
+  if (kp_view_check_released(v)) return NULL;
+  if (!kp_bridge_space_host_accessible(v->space)) {
+    kp_state *st = kp_state_from_type(Py_TYPE(v));
+    kp_view_require_host(v, st ? st->host_access_error : PyExc_BufferError, "__array_interface__");
+    return NULL;
+  }
+  PyObject *shape = PyTuple_New(v->rank);
+  if (!shape) return NULL;
+  for (int r = 0; r < v->rank; ++r) PyTuple_SET_ITEM(shape, r, PyLong_FromSsize_t(v->shape[r]));
+  PyObject *strides;
+  if (kp_view_is_c_contiguous(v)) {
+    strides = Py_NewRef(Py_None);
+  } else {
+    strides = PyTuple_New(v->rank);
+    if (!strides) {
+      Py_DECREF(shape);
+      return NULL;
+    }
+    for (int r = 0; r < v->rank; ++r) PyTuple_SET_ITEM(strides, r, PyLong_FromSsize_t(v->byte_strides[r]));
+  }
+  return Py_BuildValue("{sNsNsss(NO)si}", "shape", shape, "strides", strides, "typestr", kp_dtypes[v->dtype].typestr, "data",
+                       PyLong_FromVoidPtr(v->data), v->readonly ? Py_True : Py_False, "version", 3);
+}
+
+/* ---- import ---------------------------------------------------------------------------- */
+
+static int bytes_to_elements(const Py_ssize_t *bytes, int rank, Py_ssize_t itemsize, Py_ssize_t *out, const char *where) {
+  for (int r = 0; r < rank; ++r) {
+    if (bytes[r] % itemsize != 0) {
+      PyErr_Format(PyExc_ValueError,
+                   "%s: stride %zd bytes of dimension %d is not a multiple of the item size %zd; Kokkos Views need "
+                   "element strides (copy the data: numpy.ascontiguousarray(obj))",
+                   where, bytes[r], r, itemsize);
+      return -1;
+    }
+    out[r] = bytes[r] / itemsize;
+  }
+  return 0;
+}
+
+static kp_view *wrap_buffer(kp_state *st, PyObject *obj, int writable, PyObject *label, int dynamic, const char *where) {
+  Py_buffer buf;
+  if (PyObject_GetBuffer(obj, &buf, PyBUF_RECORDS_RO) < 0) return NULL;
+  if (writable && buf.readonly) {
+    PyBuffer_Release(&buf);
+    PyErr_Format(PyExc_BufferError, "%s: the %.100s is read-only, but a writable View was asked for", where, Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  int dtype = kp_dtype_from_format(buf.format, buf.itemsize);
+  if (dtype < 0 || kp_dtypes[dtype].itemsize != buf.itemsize) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: element format '%s' (itemsize %zd) is not supported by Kokkos Views (supported: bool, int8..int64, "
+                 "uint8..uint64, float32, float64, complex64, complex128, native byte order)",
+                 where, buf.format ? buf.format : "B", buf.itemsize);
+    PyBuffer_Release(&buf);
+    return NULL;
+  }
+  int max_rank = dynamic ? KP_MAX_RANK - 1 : KP_MAX_RANK;
+  if (buf.ndim > max_rank) {
+    PyErr_Format(PyExc_ValueError, "%s: rank %d is larger than the maximum %d", where, buf.ndim, max_rank);
+    PyBuffer_Release(&buf);
+    return NULL;
+  }
+  int rank = buf.ndim;
+  Py_ssize_t shape[KP_MAX_RANK], strides[KP_MAX_RANK];
+  if (buf.shape) memcpy(shape, buf.shape, sizeof(Py_ssize_t) * (size_t)rank);
+  else if (rank == 1) shape[0] = buf.len / buf.itemsize;
+  if (buf.strides) {
+    if (bytes_to_elements(buf.strides, rank, buf.itemsize, strides, where) < 0) {
+      PyBuffer_Release(&buf);
+      return NULL;
+    }
+  } else {
+    kp_contiguous_strides(rank, shape, KP_LAYOUT_RIGHT, strides);
+  }
+  char *data = buf.buf;
+  int readonly = buf.readonly;
+  kp_owner *owner = kp_owner_from_pyobject(st, KP_SPACE_HOST, data, NULL, &buf);
+  if (!owner) return NULL;
+  kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, data, rank, shape, strides, dtype,
+                            KP_SPACE_HOST, KP_TRAIT_UNMANAGED, readonly, label);
+  Py_DECREF(owner);
+  return v;
+}
+
+/* Reads a tuple of ints of length rank (or any length when rank < 0). */
+static int int_tuple(PyObject *t, Py_ssize_t *out, int *rank, const char *what, const char *where) {
+  if (!PyTuple_Check(t)) {
+    PyErr_Format(PyExc_TypeError, "%s: __array_interface__['%s'] must be a tuple", where, what);
+    return -1;
+  }
+  Py_ssize_t n = PyTuple_GET_SIZE(t);
+  if (*rank >= 0 && n != *rank) {
+    PyErr_Format(PyExc_ValueError, "%s: __array_interface__['%s'] has %zd entries for rank %d", where, what, n, *rank);
+    return -1;
+  }
+  if (n > KP_MAX_RANK) {
+    PyErr_Format(PyExc_ValueError, "%s: rank %zd is larger than the maximum %d", where, n, KP_MAX_RANK);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    Py_ssize_t x = PyNumber_AsSsize_t(PyTuple_GET_ITEM(t, i), PyExc_OverflowError);
+    if (x == -1 && PyErr_Occurred()) {
+      if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: __array_interface__['%s'][%zd] must be an int", where, what, i);
+      }
+      return -1;
+    }
+    out[i] = x;
+  }
+  *rank = (int)n;
+  return 0;
+}
+
+static kp_view *wrap_array_interface(kp_state *st, PyObject *obj, PyObject *ai, int writable, PyObject *label, int dynamic,
+                                     const char *where) {
+  if (!PyDict_Check(ai)) {
+    PyErr_Format(PyExc_TypeError, "%s: __array_interface__ must be a dict", where);
+    return NULL;
+  }
+  PyObject *shape_o = PyDict_GetItemString(ai, "shape"), *typestr_o = PyDict_GetItemString(ai, "typestr"),
+           *data_o = PyDict_GetItemString(ai, "data"), *strides_o = PyDict_GetItemString(ai, "strides"),
+           *mask_o = PyDict_GetItemString(ai, "mask");
+  if (!shape_o || !typestr_o || !data_o) {
+    PyErr_Format(PyExc_ValueError, "%s: __array_interface__ lacks 'shape', 'typestr' or 'data'", where);
+    return NULL;
+  }
+  if (mask_o && mask_o != Py_None) {
+    PyErr_Format(PyExc_ValueError, "%s: masked arrays cannot become Views", where);
+    return NULL;
+  }
+  if (!PyUnicode_Check(typestr_o)) {
+    PyErr_Format(PyExc_TypeError, "%s: __array_interface__['typestr'] must be a str", where);
+    return NULL;
+  }
+  const char *ts = PyUnicode_AsUTF8(typestr_o);
+  if (!ts) return NULL;
+  int dtype = kp_dtype_from_typestr(ts);
+  if (dtype < 0) {
+    PyErr_Format(PyExc_TypeError, "%s: typestr %R is not supported by Kokkos Views", where, typestr_o);
+    return NULL;
+  }
+  int rank = -1;
+  Py_ssize_t shape[KP_MAX_RANK], strides[KP_MAX_RANK], bstrides[KP_MAX_RANK];
+  if (int_tuple(shape_o, shape, &rank, "shape", where) < 0) return NULL;
+  if (dynamic && rank > KP_MAX_RANK - 1) {
+    PyErr_Format(PyExc_ValueError, "%s: rank %d is larger than the maximum %d of a DynRankView", where, rank, KP_MAX_RANK - 1);
+    return NULL;
+  }
+  for (int r = 0; r < rank; ++r)
+    if (shape[r] < 0) {
+      PyErr_Format(PyExc_ValueError, "%s: __array_interface__['shape'][%d] is negative", where, r);
+      return NULL;
+    }
+  if (!PyTuple_Check(data_o) || PyTuple_GET_SIZE(data_o) != 2) {
+    PyErr_Format(PyExc_TypeError, "%s: __array_interface__['data'] must be a (pointer, read_only) tuple", where);
+    return NULL;
+  }
+  void *ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data_o, 0));
+  if (!ptr && PyErr_Occurred()) return NULL;
+  int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data_o, 1));
+  if (readonly < 0) return NULL;
+  if (writable && readonly) {
+    PyErr_Format(PyExc_BufferError, "%s: the array is read-only, but a writable View was asked for", where);
+    return NULL;
+  }
+  Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
+  if (strides_o && strides_o != Py_None) {
+    if (int_tuple(strides_o, bstrides, &rank, "strides", where) < 0) return NULL;
+    if (bytes_to_elements(bstrides, rank, itemsize, strides, where) < 0) return NULL;
+  } else {
+    kp_contiguous_strides(rank, shape, KP_LAYOUT_RIGHT, strides);
+  }
+  Py_ssize_t size = 1;
+  for (int r = 0; r < rank; ++r) size *= shape[r];
+  if (!ptr && size > 0) {
+    PyErr_Format(PyExc_ValueError, "%s: __array_interface__['data'] is a null pointer", where);
+    return NULL;
+  }
+  kp_owner *owner = kp_owner_from_pyobject(st, KP_SPACE_HOST, ptr, obj, NULL);
+  if (!owner) return NULL;
+  kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, ptr, rank, shape, strides, dtype,
+                            KP_SPACE_HOST, KP_TRAIT_UNMANAGED, readonly, label);
+  Py_DECREF(owner);
+  return v;
+}
+
+kp_view *kp_view_from_buffer_object(kp_state *st, PyObject *obj, int writable, PyObject *label, int dynamic) {
+  static const char *where = "kokkos.array()";
+  if (PyObject_CheckBuffer(obj)) return wrap_buffer(st, obj, writable, label, dynamic, where);
+  PyObject *ai = NULL;
+  if (PyObject_GetOptionalAttrString_compat(obj, "__array_interface__", &ai) < 0) return NULL;
+  if (ai) {
+    kp_view *v = wrap_array_interface(st, obj, ai, writable, label, dynamic, where);
+    Py_DECREF(ai);
+    return v;
+  }
+  PyErr_Format(PyExc_TypeError, "%s: cannot use %.100s as View memory: it exposes neither the buffer protocol nor __array_interface__",
+               where, Py_TYPE(obj)->tp_name);
+  return NULL;
+}
+
+/* _wrap(obj, writable=False, label=None, dynamic=False, traits=0) -> View
+ * over obj's memory (a View argument is shared, not copied). */
+PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs < 1 || nargs > 5) {
+    PyErr_SetString(PyExc_TypeError, "_wrap(obj, writable=False, label=None, dynamic=False, traits=0)");
+    return NULL;
+  }
+  int writable = nargs > 1 ? PyObject_IsTrue(args[1]) : 0;
+  int dynamic = nargs > 3 ? PyObject_IsTrue(args[3]) : 0;
+  if (writable < 0 || dynamic < 0) return NULL;
+  int traits = nargs > 4 ? kp_trait_from_object(args[4], "kokkos.array()") : 0;
+  if (traits < 0) return NULL;
+  PyObject *label = nargs > 2 && args[2] != Py_None ? args[2] : NULL;
+  if (label && !PyUnicode_Check(label)) {
+    PyErr_SetString(PyExc_TypeError, "kokkos.array(): label must be a str");
+    return NULL;
+  }
+  kp_state *st = (kp_state *)PyModule_GetState(module);
+  kp_view *v;
+  if (kp_view_check(args[0])) {
+    kp_view *src = (kp_view *)args[0];
+    if (kp_view_check_released(src)) return NULL;
+    if (dynamic && src->rank > KP_MAX_RANK - 1) {
+      PyErr_Format(PyExc_ValueError, "kokkos.array(): rank %d is larger than the maximum %d of a DynRankView", src->rank,
+                   KP_MAX_RANK - 1);
+      return NULL;
+    }
+    if (writable && src->readonly) {
+      PyErr_SetString(PyExc_BufferError, "kokkos.array(): the View is read-only, but a writable View was asked for");
+      return NULL;
+    }
+    v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, src->owner, src->data, src->rank, src->shape,
+                     src->strides, src->dtype, src->space, src->traits, src->readonly, label ? label : src->label);
+  } else {
+    v = kp_view_from_buffer_object(st, args[0], writable, label, dynamic);
+  }
+  if (v) v->traits |= (unsigned)traits;
+  return (PyObject *)v;
+}

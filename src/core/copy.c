@@ -1,0 +1,483 @@
+/* copy.c: deep_copy, fills and mirrors.
+ *
+ * deep_copy(dst, src) chooses, cheapest first:
+ *  1. both contiguous in the same order: one byte copy through Kokkos
+ *     (kp_bridge_copy_bytes), for every pair of spaces;
+ *  2. both host-accessible: a strided C copy (dimensions reordered so the
+ *     destination is walked contiguously, unit-stride runs as memcpy, 2-D
+ *     transposes blocked for the cache);
+ *  3. one device space: the bridge's strided copy kernel in that space;
+ *  4. otherwise staging through a contiguous temporary.
+ * The GIL is released around every copy and fill.
+ */
+#include "core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- copy plans ------------------------------------------------------------------- */
+
+typedef struct kp_plan {
+  int rank;
+  Py_ssize_t shape[KP_MAX_RANK];
+  Py_ssize_t dst[KP_MAX_RANK]; /* element strides */
+  Py_ssize_t src[KP_MAX_RANK];
+} kp_plan;
+
+static Py_ssize_t absz(Py_ssize_t x) { return x < 0 ? -x : x; }
+
+/* Drops unit dimensions, orders dimensions by destination stride (largest
+ * first) and merges dimensions that are contiguous in both. */
+static void plan_make(kp_plan *p, int rank, const Py_ssize_t *shape, const Py_ssize_t *dst, const Py_ssize_t *src) {
+  int n = 0;
+  for (int r = 0; r < rank; ++r) {
+    if (shape[r] == 1) continue;
+    p->shape[n] = shape[r];
+    p->dst[n] = dst[r];
+    p->src[n] = src ? src[r] : 0;
+    ++n;
+  }
+  /* insertion sort, stable, by |dst stride| descending */
+  for (int i = 1; i < n; ++i) {
+    for (int j = i; j > 0 && absz(p->dst[j - 1]) < absz(p->dst[j]); --j) {
+      Py_ssize_t t;
+      t = p->shape[j]; p->shape[j] = p->shape[j - 1]; p->shape[j - 1] = t;
+      t = p->dst[j]; p->dst[j] = p->dst[j - 1]; p->dst[j - 1] = t;
+      t = p->src[j]; p->src[j] = p->src[j - 1]; p->src[j - 1] = t;
+    }
+  }
+  /* merge (i, i+1) when i steps exactly over i+1 in both */
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    if (m > 0 && p->dst[m - 1] == p->dst[i] * p->shape[i] && p->src[m - 1] == p->src[i] * p->shape[i]) {
+      p->shape[m - 1] *= p->shape[i];
+      p->dst[m - 1] = p->dst[i];
+      p->src[m - 1] = p->src[i];
+    } else {
+      p->shape[m] = p->shape[i];
+      p->dst[m] = p->dst[i];
+      p->src[m] = p->src[i];
+      ++m;
+    }
+  }
+  p->rank = m;
+}
+
+/* ---- host kernels (no GIL) ---------------------------------------------------------- */
+
+#define KP_ELEMENT_LOOP(N)                                                                  \
+  for (Py_ssize_t i = 0; i < n; ++i) memcpy(dst + i * ds * (N), src + i * ss * (N), (N));
+
+static void copy_1d(Py_ssize_t n, char *dst, Py_ssize_t ds, const char *src, Py_ssize_t ss, size_t is) {
+  if (ds == 1 && ss == 1) {
+    memcpy(dst, src, (size_t)n * is);
+    return;
+  }
+  switch (is) {
+    case 1: KP_ELEMENT_LOOP(1) break;
+    case 2: KP_ELEMENT_LOOP(2) break;
+    case 4: KP_ELEMENT_LOOP(4) break;
+    case 8: KP_ELEMENT_LOOP(8) break;
+    case 16: KP_ELEMENT_LOOP(16) break;
+    default:
+      for (Py_ssize_t i = 0; i < n; ++i) memcpy(dst + i * ds * (Py_ssize_t)is, src + i * ss * (Py_ssize_t)is, is);
+  }
+}
+
+#define KP_BLOCK 32
+
+/* Copies an n0 x n1 block where the destination is contiguous along 1 and
+ * the source along 0: walk it in tiles so both stay in cache. */
+static void copy_2d_blocked(Py_ssize_t n0, Py_ssize_t n1, char *dst, Py_ssize_t d0, Py_ssize_t d1, const char *src,
+                            Py_ssize_t s0, Py_ssize_t s1, size_t is) {
+  for (Py_ssize_t ib = 0; ib < n0; ib += KP_BLOCK) {
+    Py_ssize_t ie = ib + KP_BLOCK < n0 ? ib + KP_BLOCK : n0;
+    for (Py_ssize_t jb = 0; jb < n1; jb += KP_BLOCK) {
+      Py_ssize_t je = jb + KP_BLOCK < n1 ? jb + KP_BLOCK : n1;
+      for (Py_ssize_t i = ib; i < ie; ++i)
+        copy_1d(je - jb, dst + (i * d0 + jb * d1) * (Py_ssize_t)is, d1, src + (i * s0 + jb * s1) * (Py_ssize_t)is, s1, is);
+    }
+  }
+}
+
+static void copy_rec(const kp_plan *p, int d, char *dst, const char *src, size_t is) {
+  Py_ssize_t isz = (Py_ssize_t)is;
+  if (p->rank == 0) {
+    memcpy(dst, src, is);
+    return;
+  }
+  if (d == p->rank - 1) {
+    copy_1d(p->shape[d], dst, p->dst[d], src, p->src[d], is);
+    return;
+  }
+  if (d == p->rank - 2 && absz(p->src[d]) < absz(p->src[d + 1]) && p->shape[d] >= 8 && p->shape[d + 1] >= 8) {
+    copy_2d_blocked(p->shape[d], p->shape[d + 1], dst, p->dst[d], p->dst[d + 1], src, p->src[d], p->src[d + 1], is);
+    return;
+  }
+  for (Py_ssize_t i = 0; i < p->shape[d]; ++i) copy_rec(p, d + 1, dst + i * p->dst[d] * isz, src + i * p->src[d] * isz, is);
+}
+
+static void fill_rec(const kp_plan *p, int d, char *dst, const char *value, size_t is) {
+  Py_ssize_t isz = (Py_ssize_t)is;
+  if (p->rank == 0) {
+    memcpy(dst, value, is);
+    return;
+  }
+  if (d == p->rank - 1) {
+    for (Py_ssize_t i = 0; i < p->shape[d]; ++i) memcpy(dst + i * p->dst[d] * isz, value, is);
+    return;
+  }
+  for (Py_ssize_t i = 0; i < p->shape[d]; ++i) fill_rec(p, d + 1, dst + i * p->dst[d] * isz, value, is);
+}
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+static int same_shape(const kp_view *a, const kp_view *b) {
+  if (a->rank != b->rank) return 0;
+  for (int r = 0; r < a->rank; ++r)
+    if (a->shape[r] != b->shape[r]) return 0;
+  return 1;
+}
+
+static int same_order_contiguous(const kp_view *a, const kp_view *b) {
+  return (kp_view_is_c_contiguous(a) && kp_view_is_c_contiguous(b)) || (kp_view_is_f_contiguous(a) && kp_view_is_f_contiguous(b));
+}
+
+static int raise_shape_mismatch(const kp_view *dst, const kp_view *src, const char *where) {
+  PyObject *a = PyTuple_New(dst->rank), *b = PyTuple_New(src->rank);
+  if (a && b) {
+    for (int r = 0; r < dst->rank; ++r) PyTuple_SET_ITEM(a, r, PyLong_FromSsize_t(dst->shape[r]));
+    for (int r = 0; r < src->rank; ++r) PyTuple_SET_ITEM(b, r, PyLong_FromSsize_t(src->shape[r]));
+    PyErr_Format(PyExc_ValueError, "%s: shapes differ: destination %R, source %R (Kokkos deep_copy needs equal extents)",
+                 where, a, b);
+  }
+  Py_XDECREF(a);
+  Py_XDECREF(b);
+  return -1;
+}
+
+static int64_t *to_i64(const Py_ssize_t *in, int rank, int64_t *out) {
+  for (int r = 0; r < rank; ++r) out[r] = (int64_t)in[r];
+  return out;
+}
+
+/* Bridge strided copy within one space, GIL released. */
+static int bridge_strided(int space, size_t is, const kp_plan *p, char *dst, const char *src, const char *where) {
+  int64_t e[KP_MAX_RANK], d[KP_MAX_RANK], s[KP_MAX_RANK];
+  kp_error err = {{0}};
+  kp_status st;
+  int rank = p->rank;
+  Py_BEGIN_ALLOW_THREADS st = kp_bridge_copy_strided(space, is, rank, to_i64(p->shape, rank, e), dst, to_i64(p->dst, rank, d), src,
+                                                     to_i64(p->src, rank, s), &err);
+  Py_END_ALLOW_THREADS return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
+}
+
+static int bridge_bytes(int dspace, char *dst, PyObject *dlabel, int sspace, const char *src, PyObject *slabel, size_t bytes,
+                        const char *where) {
+  const char *dl = dlabel ? PyUnicode_AsUTF8(dlabel) : "";
+  const char *sl = slabel ? PyUnicode_AsUTF8(slabel) : "";
+  if (!dl || !sl) return -1;
+  kp_error err = {{0}};
+  kp_status st;
+  Py_BEGIN_ALLOW_THREADS st = kp_bridge_copy_bytes(dspace, dst, dl, sspace, src, sl, bytes, &err);
+  Py_END_ALLOW_THREADS return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
+}
+
+/* Copies between two Views of equal shape and dtype. */
+static int copy_same_dtype(kp_view *dst, kp_view *src, const char *where) {
+  size_t is = (size_t)kp_dtypes[dst->dtype].itemsize;
+  Py_ssize_t n = kp_view_size(dst);
+  if (n == 0) return 0;
+  int dhost = kp_bridge_space_host_accessible(dst->space), shost = kp_bridge_space_host_accessible(src->space);
+  kp_plan p;
+  plan_make(&p, dst->rank, dst->shape, dst->strides, src->strides);
+
+  /* 1. one byte copy through Kokkos */
+  if (same_order_contiguous(dst, src))
+    return bridge_bytes(dst->space, dst->data, dst->label, src->space, src->data, src->label, (size_t)n * is, where);
+  /* 2. host strided copy */
+  if (dhost && shost) {
+    char *d = dst->data;
+    const char *s = src->data;
+    Py_BEGIN_ALLOW_THREADS copy_rec(&p, 0, d, s, is);
+    Py_END_ALLOW_THREADS return 0;
+  }
+  /* 3. one space: the bridge kernel */
+  if (dst->space == src->space) return bridge_strided(dst->space, is, &p, dst->data, src->data, where);
+
+  /* 4. staging: make the source contiguous in its own space (if it is not),
+   * move the bytes, then scatter in the destination's space. */
+  kp_error err = {{0}};
+  void *stage_src = NULL, *stage_dst = NULL;
+  int rc = -1;
+  Py_ssize_t cstr[KP_MAX_RANK];
+  kp_contiguous_strides(dst->rank, dst->shape, KP_LAYOUT_RIGHT, cstr);
+  size_t bytes = (size_t)n * is;
+  const char *contig_src = src->data; /* C-ordered from here on */
+  if (!(kp_view_is_c_contiguous(src))) {
+    kp_status s = kp_bridge_allocate(src->space, "kokkos.deep_copy staging", bytes, 0, &stage_src, &err);
+    if (s != KP_OK) {
+      kp_raise_bridge(s, &err, where);
+      goto done;
+    }
+    kp_plan ps;
+    plan_make(&ps, src->rank, src->shape, cstr, src->strides);
+    if (kp_bridge_space_host_accessible(src->space)) {
+      Py_BEGIN_ALLOW_THREADS copy_rec(&ps, 0, (char *)stage_src, src->data, is);
+      Py_END_ALLOW_THREADS
+    } else if (bridge_strided(src->space, is, &ps, (char *)stage_src, src->data, where) < 0) {
+      goto done;
+    }
+    contig_src = (const char *)stage_src;
+  }
+  if (kp_view_is_c_contiguous(dst)) {
+    rc = bridge_bytes(dst->space, dst->data, dst->label, src->space, contig_src, src->label, bytes, where);
+    goto done;
+  }
+  {
+    kp_status s = kp_bridge_allocate(dst->space, "kokkos.deep_copy staging", bytes, 0, &stage_dst, &err);
+    if (s != KP_OK) {
+      kp_raise_bridge(s, &err, where);
+      goto done;
+    }
+    if (bridge_bytes(dst->space, (char *)stage_dst, dst->label, src->space, contig_src, src->label, bytes, where) < 0) goto done;
+    kp_plan pd;
+    plan_make(&pd, dst->rank, dst->shape, dst->strides, cstr);
+    if (dhost) {
+      char *d = dst->data;
+      Py_BEGIN_ALLOW_THREADS copy_rec(&pd, 0, d, (const char *)stage_dst, is);
+      Py_END_ALLOW_THREADS rc = 0;
+    } else {
+      rc = bridge_strided(dst->space, is, &pd, dst->data, (const char *)stage_dst, where);
+    }
+  }
+done:
+  if (stage_src) kp_bridge_deallocate(src->space, stage_src, &err);
+  if (stage_dst) kp_bridge_deallocate(dst->space, stage_dst, &err);
+  return rc;
+}
+
+/* Fills dst with one element value (itemsize bytes). */
+static int fill_view(kp_view *dst, const char *value, const char *where) {
+  size_t is = (size_t)kp_dtypes[dst->dtype].itemsize;
+  if (kp_view_size(dst) == 0) return 0;
+  kp_plan p;
+  plan_make(&p, dst->rank, dst->shape, dst->strides, NULL);
+  if (kp_bridge_space_host_accessible(dst->space)) {
+    char *d = dst->data;
+    Py_BEGIN_ALLOW_THREADS fill_rec(&p, 0, d, value, is);
+    Py_END_ALLOW_THREADS return 0;
+  }
+  int64_t e[KP_MAX_RANK], s[KP_MAX_RANK];
+  kp_error err = {{0}};
+  kp_status st;
+  Py_BEGIN_ALLOW_THREADS st = kp_bridge_fill(dst->space, is, p.rank, to_i64(p.shape, p.rank, e), dst->data,
+                                             to_i64(p.dst, p.rank, s), value, &err);
+  Py_END_ALLOW_THREADS return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
+}
+
+static int is_python_scalar(PyObject *o) {
+  return PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || PyBool_Check(o);
+}
+
+/* numpy.asarray(obj, dtype=<name>) as a View, or NULL with an exception. */
+static kp_view *convert_through_numpy(kp_state *st, PyObject *obj, int dtype, const char *where) {
+  PyObject *np = PyImport_ImportModule("numpy");
+  if (!np) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s: cannot copy from %.100s (not a View, buffer or array; install numpy to copy from sequences)",
+                 where, Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  PyObject *src = obj;
+  PyObject *tmp = NULL;
+  if (kp_view_check(obj)) {
+    /* a View of another dtype: let NumPy cast it */
+    tmp = PyObject_CallMethod(np, "asarray", "O", obj);
+    if (!tmp) {
+      Py_DECREF(np);
+      return NULL;
+    }
+    src = tmp;
+  }
+  PyObject *arr = PyObject_CallMethod(np, "asarray", "Os", src, kp_dtypes[dtype].name);
+  Py_XDECREF(tmp);
+  Py_DECREF(np);
+  if (!arr) return NULL;
+  kp_view *v = kp_view_from_buffer_object(st, arr, 0, NULL, 0);
+  Py_DECREF(arr);
+  return v;
+}
+
+int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
+  if (kp_view_check_released(dst)) return -1;
+  if (dst->readonly) {
+    PyErr_Format(PyExc_ValueError, "%s: destination View '%U' is read-only", where, dst->label);
+    return -1;
+  }
+  if ((PyObject *)dst == src) return 0;
+  if (is_python_scalar(src)) {
+    char value[16] = {0};
+    if (kp_dtypes[dst->dtype].set(value, src) < 0) return -1;
+    return fill_view(dst, value, where);
+  }
+  kp_view *sv = NULL;
+  if (kp_view_check(src)) {
+    sv = (kp_view *)Py_NewRef(src);
+  } else {
+    sv = kp_view_from_buffer_object(st, src, 0, NULL, 0);
+    if (!sv) {
+      if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+      PyErr_Clear();
+      sv = convert_through_numpy(st, src, dst->dtype, where);
+      if (!sv) return -1;
+    }
+  }
+  int rc = -1;
+  if (kp_view_check_released(sv)) goto done;
+  if (sv->rank == 0 && dst->rank != 0) {
+    /* a 0-d source fills (a NumPy scalar, a rank-0 View) */
+    if (!kp_view_require_host(sv, PyExc_TypeError, where)) goto done;
+    PyObject *item = kp_dtypes[sv->dtype].get(sv->data);
+    if (!item) goto done;
+    char value[16] = {0};
+    int ok = kp_dtypes[dst->dtype].set(value, item);
+    Py_DECREF(item);
+    if (ok < 0) goto done;
+    rc = fill_view(dst, value, where);
+    goto done;
+  }
+  if (!same_shape(dst, sv)) {
+    raise_shape_mismatch(dst, sv, where);
+    goto done;
+  }
+  if (sv->dtype != dst->dtype) {
+    if (!kp_bridge_space_host_accessible(sv->space)) {
+      PyErr_Format(PyExc_TypeError, "%s: dtypes differ (%s <- %s) and the source is not host-accessible; copy into a View of "
+                   "dtype %s first", where, kp_dtypes[dst->dtype].name, kp_dtypes[sv->dtype].name, kp_dtypes[sv->dtype].name);
+      goto done;
+    }
+    kp_view *conv = convert_through_numpy(st, (PyObject *)sv, dst->dtype, where);
+    if (!conv) goto done;
+    Py_SETREF(sv, conv);
+  }
+  rc = copy_same_dtype(dst, sv, where);
+done:
+  Py_XDECREF(sv);
+  return rc;
+}
+
+int kp_copy_views(kp_view *dst, kp_view *src, const char *where) { return copy_same_dtype(dst, src, where); }
+
+/* ---- Python entry points ------------------------------------------------------------ */
+
+PyObject *kp_deep_copy_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *where = "kokkos.deep_copy()";
+  PyObject *dst = nargs > 0 ? args[0] : NULL, *src = nargs > 1 ? args[1] : NULL;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject *name = PyTuple_GET_ITEM(kwnames, k);
+    if (PyUnicode_CompareWithASCIIString(name, "dst") == 0 && !dst) dst = args[nargs + k];
+    else if (PyUnicode_CompareWithASCIIString(name, "src") == 0 && !src) src = args[nargs + k];
+    else {
+      PyErr_Format(PyExc_TypeError, "%s got an unexpected keyword argument %R", where, name);
+      return NULL;
+    }
+  }
+  if (!dst || !src || nargs > 2) {
+    PyErr_Format(PyExc_TypeError, "%s takes exactly 2 arguments (dst, src)", where);
+    return NULL;
+  }
+  kp_state *st = (kp_state *)PyModule_GetState(module);
+  if (!PyObject_TypeCheck(dst, st->view_type)) {
+    PyErr_Format(PyExc_TypeError, "%s: dst must be a kokkos View, got %.100s (to copy into a NumPy array use numpy.copyto(arr, view))",
+                 where, Py_TYPE(dst)->tp_name);
+    return NULL;
+  }
+  if (kp_deep_copy(st, (kp_view *)dst, src, where) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+PyObject *kp_view_deep_copy_method(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  PyObject *src = nargs == 1 ? args[0] : NULL;
+  if (kwnames && PyTuple_GET_SIZE(kwnames) == 1 && nargs == 0 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "src") == 0)
+    src = args[0];
+  else if (kwnames && PyTuple_GET_SIZE(kwnames) > 0)
+    src = NULL;
+  if (!src) {
+    PyErr_SetString(PyExc_TypeError, "View.deep_copy() takes exactly one argument (src)");
+    return NULL;
+  }
+  if (kp_deep_copy(kp_state_from_type(Py_TYPE(self)), self, src, "View.deep_copy()") < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* Parses (copy=True, space=None) for the mirror methods. */
+static int parse_mirror_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *where, int *copy,
+                             int *space) {
+  PyObject *copy_obj = nargs > 0 ? args[0] : NULL, *space_obj = nargs > 1 ? args[1] : NULL;
+  if (nargs > 2) {
+    PyErr_Format(PyExc_TypeError, "%s takes at most 2 arguments (copy, space)", where);
+    return -1;
+  }
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject *name = PyTuple_GET_ITEM(kwnames, k);
+    if (PyUnicode_CompareWithASCIIString(name, "copy") == 0 && !copy_obj) copy_obj = args[nargs + k];
+    else if (PyUnicode_CompareWithASCIIString(name, "space") == 0 && !space_obj) space_obj = args[nargs + k];
+    else {
+      PyErr_Format(PyExc_TypeError, "%s got an unexpected or repeated keyword argument %R", where, name);
+      return -1;
+    }
+  }
+  *copy = 1;
+  if (copy_obj && (*copy = PyObject_IsTrue(copy_obj)) < 0) return -1;
+  *space = KP_SPACE_HOST;
+  if (space_obj && space_obj != Py_None) {
+    if ((*space = kp_space_from_object(space_obj, where)) < 0) return -1;
+    if (kp_space_check_available(*space, where) < 0) return -1;
+  }
+  return 0;
+}
+
+static PyObject *make_mirror(kp_view *self, int space, int copy, const char *where) {
+  kp_state *st = kp_state_from_type(Py_TYPE(self));
+  kp_view_spec spec = {0};
+  spec.rank = self->rank;
+  for (int r = 0; r < self->rank; ++r) spec.shape[r] = self->shape[r];
+  spec.dtype = self->dtype;
+  spec.space = space;
+  spec.layout = self->layout == KP_LAYOUT_LEFT ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT;
+  spec.traits = self->traits & ~(unsigned)KP_TRAIT_UNMANAGED;
+  spec.dynamic = PyObject_TypeCheck((PyObject *)self, st->dyn_rank_view_type);
+  spec.zero = !copy;
+  PyObject *label = PyUnicode_FromFormat("%U_mirror", self->label);
+  if (!label) return NULL;
+  kp_view *m = kp_view_allocate(st, &spec, label);
+  Py_DECREF(label);
+  if (!m) return NULL;
+  if (copy && copy_same_dtype(m, self, where) < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
+  return (PyObject *)m;
+}
+
+PyObject *kp_view_create_mirror(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *where = "View.create_mirror()";
+  int copy, space;
+  if (parse_mirror_args(args, nargs, kwnames, where, &copy, &space) < 0) return NULL;
+  if (kp_view_check_released(self)) return NULL;
+  return make_mirror(self, space, copy, where);
+}
+
+PyObject *kp_view_create_mirror_view(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *where = "View.create_mirror_view()";
+  int copy, space;
+  if (parse_mirror_args(args, nargs, kwnames, where, &copy, &space) < 0) return NULL;
+  if (kp_view_check_released(self)) return NULL;
+  /* Kokkos returns the View itself when the target space can use its memory. */
+  int usable = space == self->space || (space == KP_SPACE_HOST && kp_bridge_space_host_accessible(self->space));
+  if (usable) return Py_NewRef((PyObject *)self);
+  return make_mirror(self, space, copy, where);
+}

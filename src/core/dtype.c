@@ -1,0 +1,335 @@
+/* dtype.c: the dtype table (one row per element type) and the conversions
+ * from Python objects naming a dtype. */
+#include "core.h"
+
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+
+/* ---- element readers ---------------------------------------------------------- */
+
+#define KP_GET_INT(NAME, T) \
+  static PyObject *NAME(const char *p) { T v; memcpy(&v, p, sizeof v); return PyLong_FromLongLong((long long)v); }
+#define KP_GET_UINT(NAME, T) \
+  static PyObject *NAME(const char *p) { T v; memcpy(&v, p, sizeof v); return PyLong_FromUnsignedLongLong((unsigned long long)v); }
+KP_GET_INT(get_i8, int8_t)
+KP_GET_INT(get_i16, int16_t)
+KP_GET_INT(get_i32, int32_t)
+KP_GET_INT(get_i64, int64_t)
+KP_GET_UINT(get_u8, uint8_t)
+KP_GET_UINT(get_u16, uint16_t)
+KP_GET_UINT(get_u32, uint32_t)
+KP_GET_UINT(get_u64, uint64_t)
+
+static PyObject *get_f32(const char *p) { float v; memcpy(&v, p, sizeof v); return PyFloat_FromDouble(v); }
+static PyObject *get_f64(const char *p) { double v; memcpy(&v, p, sizeof v); return PyFloat_FromDouble(v); }
+static PyObject *get_c64(const char *p) { float v[2]; memcpy(v, p, sizeof v); return PyComplex_FromDoubles(v[0], v[1]); }
+static PyObject *get_c128(const char *p) { double v[2]; memcpy(v, p, sizeof v); return PyComplex_FromDoubles(v[0], v[1]); }
+static PyObject *get_bool(const char *p) { return PyBool_FromLong(*p != 0); }
+
+/* ---- element writers ----------------------------------------------------------- */
+
+static int reject(PyObject *obj, const char *what) {
+  PyErr_Format(PyExc_TypeError, "cannot store a %.100s in a View of %s", Py_TYPE(obj)->tp_name, what);
+  return -1;
+}
+
+/* Integer value of obj for an integer View: ints and objects with __index__
+ * exactly, real numbers truncated toward zero (as NumPy does). Sets *neg and
+ * the magnitude-carrying value in *s (signed) or *u (unsigned). */
+static int int_value(PyObject *obj, const char *what, int is_unsigned, long long *s, unsigned long long *u) {
+  if (PyUnicode_Check(obj) || PyBytes_Check(obj) || PyComplex_Check(obj)) return reject(obj, what);
+  PyObject *num = NULL;
+  if (PyLong_Check(obj)) {
+    num = Py_NewRef(obj);
+  } else if (Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_index) {
+    num = PyNumber_Index(obj);
+  } else if (PyFloat_Check(obj) || (Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_float)) {
+    double d = PyFloat_AsDouble(obj);
+    if (d == -1.0 && PyErr_Occurred()) return -1;
+    if (!isfinite(d)) {
+      PyErr_Format(PyExc_ValueError, "cannot store %R in a View of %s (not a finite number)", obj, what);
+      return -1;
+    }
+    num = PyLong_FromDouble(d);
+  } else {
+    return reject(obj, what);
+  }
+  if (!num) return -1;
+  int overflow = 0;
+  if (is_unsigned) {
+    int sign_overflow = 0;
+    long long sv = PyLong_AsLongLongAndOverflow(num, &sign_overflow);
+    if (sign_overflow < 0 || (sign_overflow == 0 && sv < 0)) overflow = 1;
+    else {
+      *u = PyLong_AsUnsignedLongLong(num);
+      if (*u == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        overflow = 1;
+      }
+    }
+  } else {
+    *s = PyLong_AsLongLongAndOverflow(num, &overflow);
+    if (*s == -1 && PyErr_Occurred()) {
+      Py_DECREF(num);
+      return -1;
+    }
+  }
+  if (overflow) {
+    PyErr_Format(PyExc_OverflowError, "value %S is out of range for a View of %s", num, what);
+    Py_DECREF(num);
+    return -1;
+  }
+  Py_DECREF(num);
+  return 0;
+}
+
+#define KP_SET_INT(NAME, T, LO, HI, WHAT)                                                  \
+  static int NAME(char *p, PyObject *obj) {                                                \
+    long long s = 0;                                                                       \
+    unsigned long long u = 0;                                                              \
+    if (int_value(obj, WHAT, 0, &s, &u) < 0) return -1;                                    \
+    if (s < (LO) || s > (HI)) {                                                            \
+      PyErr_Format(PyExc_OverflowError, "value %lld is out of range for a View of " WHAT, s); \
+      return -1;                                                                           \
+    }                                                                                      \
+    T v = (T)s;                                                                            \
+    memcpy(p, &v, sizeof v);                                                               \
+    return 0;                                                                              \
+  }
+#define KP_SET_UINT(NAME, T, HI, WHAT)                                                      \
+  static int NAME(char *p, PyObject *obj) {                                                 \
+    long long s = 0;                                                                        \
+    unsigned long long u = 0;                                                               \
+    if (int_value(obj, WHAT, 1, &s, &u) < 0) return -1;                                     \
+    if (u > (HI)) {                                                                         \
+      PyErr_Format(PyExc_OverflowError, "value %llu is out of range for a View of " WHAT, u); \
+      return -1;                                                                            \
+    }                                                                                       \
+    T v = (T)u;                                                                             \
+    memcpy(p, &v, sizeof v);                                                                \
+    return 0;                                                                               \
+  }
+KP_SET_INT(set_i8, int8_t, INT8_MIN, INT8_MAX, "int8")
+KP_SET_INT(set_i16, int16_t, INT16_MIN, INT16_MAX, "int16")
+KP_SET_INT(set_i32, int32_t, INT32_MIN, INT32_MAX, "int32")
+KP_SET_INT(set_i64, int64_t, INT64_MIN, INT64_MAX, "int64")
+KP_SET_UINT(set_u8, uint8_t, UINT8_MAX, "uint8")
+KP_SET_UINT(set_u16, uint16_t, UINT16_MAX, "uint16")
+KP_SET_UINT(set_u32, uint32_t, UINT32_MAX, "uint32")
+KP_SET_UINT(set_u64, uint64_t, UINT64_MAX, "uint64")
+
+static int real_value(PyObject *obj, const char *what, double *out) {
+  if (PyFloat_CheckExact(obj)) {
+    *out = PyFloat_AS_DOUBLE(obj);
+    return 0;
+  }
+  if (PyUnicode_Check(obj) || PyBytes_Check(obj) || PyComplex_Check(obj)) return reject(obj, what);
+  PyNumberMethods *nb = Py_TYPE(obj)->tp_as_number;
+  if (!nb || (!nb->nb_float && !nb->nb_index)) return reject(obj, what);
+  *out = PyFloat_AsDouble(obj);
+  return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static int set_f32(char *p, PyObject *obj) {
+  double d;
+  if (real_value(obj, "float32", &d) < 0) return -1;
+  float v = (float)d;
+  memcpy(p, &v, sizeof v);
+  return 0;
+}
+static int set_f64(char *p, PyObject *obj) {
+  double d;
+  if (real_value(obj, "float64", &d) < 0) return -1;
+  memcpy(p, &d, sizeof d);
+  return 0;
+}
+static int complex_value(PyObject *obj, const char *what, Py_complex *out) {
+  if (PyUnicode_Check(obj) || PyBytes_Check(obj)) return reject(obj, what);
+  PyNumberMethods *nb = Py_TYPE(obj)->tp_as_number;
+  if (!PyComplex_Check(obj) && (!nb || (!nb->nb_float && !nb->nb_index)) &&
+      !PyObject_HasAttrString(obj, "__complex__"))
+    return reject(obj, what);
+  *out = PyComplex_AsCComplex(obj);
+  return (out->real == -1.0 && PyErr_Occurred()) ? -1 : 0;
+}
+static int set_c64(char *p, PyObject *obj) {
+  Py_complex c;
+  if (complex_value(obj, "complex64", &c) < 0) return -1;
+  float v[2] = {(float)c.real, (float)c.imag};
+  memcpy(p, v, sizeof v);
+  return 0;
+}
+static int set_c128(char *p, PyObject *obj) {
+  Py_complex c;
+  if (complex_value(obj, "complex128", &c) < 0) return -1;
+  double v[2] = {c.real, c.imag};
+  memcpy(p, v, sizeof v);
+  return 0;
+}
+static int set_bool(char *p, PyObject *obj) {
+  if (PyUnicode_Check(obj) || PyBytes_Check(obj)) return reject(obj, "bool");
+  PyNumberMethods *nb = Py_TYPE(obj)->tp_as_number;
+  if (!PyBool_Check(obj) && (!nb || (!nb->nb_bool && !nb->nb_index && !nb->nb_float))) return reject(obj, "bool");
+  int t = PyObject_IsTrue(obj);
+  if (t < 0) return -1;
+  *p = (char)(t != 0);
+  return 0;
+}
+
+/* ---- the table ---------------------------------------------------------------- */
+
+const kp_dtype kp_dtypes[KP_DTYPE_COUNT] = {
+    [KP_DTYPE_INT8] = {"int8", {"signed_char", "char", NULL}, KP_KIND_INT, 1, "b", "|i1", 0, 8, get_i8, set_i8},
+    [KP_DTYPE_INT16] = {"int16", {"short", NULL}, KP_KIND_INT, 2, "h", "<i2", 0, 16, get_i16, set_i16},
+    [KP_DTYPE_INT32] = {"int32", {"int", NULL}, KP_KIND_INT, 4, "i", "<i4", 0, 32, get_i32, set_i32},
+    [KP_DTYPE_INT64] = {"int64", {"long", "long_long", NULL}, KP_KIND_INT, 8, "q", "<i8", 0, 64, get_i64, set_i64},
+    [KP_DTYPE_UINT8] = {"uint8", {"unsigned_char", NULL}, KP_KIND_UINT, 1, "B", "|u1", 1, 8, get_u8, set_u8},
+    [KP_DTYPE_UINT16] = {"uint16", {"unsigned_short", NULL}, KP_KIND_UINT, 2, "H", "<u2", 1, 16, get_u16, set_u16},
+    [KP_DTYPE_UINT32] = {"uint32", {"unsigned", "unsigned_int", NULL}, KP_KIND_UINT, 4, "I", "<u4", 1, 32, get_u32, set_u32},
+    [KP_DTYPE_UINT64] = {"uint64", {"unsigned_long", "unsigned_long_long", NULL}, KP_KIND_UINT, 8, "Q", "<u8", 1, 64, get_u64, set_u64},
+    [KP_DTYPE_FLOAT32] = {"float32", {"float", "single", NULL}, KP_KIND_FLOAT, 4, "f", "<f4", 2, 32, get_f32, set_f32},
+    [KP_DTYPE_FLOAT64] = {"float64", {"double", NULL}, KP_KIND_FLOAT, 8, "d", "<f8", 2, 64, get_f64, set_f64},
+    [KP_DTYPE_COMPLEX64] = {"complex64", {"complex_float", NULL}, KP_KIND_COMPLEX, 8, "Zf", "<c8", 5, 64, get_c64, set_c64},
+    [KP_DTYPE_COMPLEX128] = {"complex128", {"complex_double", NULL}, KP_KIND_COMPLEX, 16, "Zd", "<c16", 5, 128, get_c128, set_c128},
+    [KP_DTYPE_BOOL] = {"bool", {"bool_", NULL}, KP_KIND_BOOL, 1, "?", "|b1", 6, 8, get_bool, set_bool},
+};
+
+/* ---- lookups ------------------------------------------------------------------ */
+
+static int dtype_by_kind(kp_dtype_kind kind, Py_ssize_t itemsize) {
+  for (int i = 0; i < KP_DTYPE_COUNT; ++i)
+    if (kp_dtypes[i].kind == kind && kp_dtypes[i].itemsize == itemsize) return i;
+  return -1;
+}
+
+int kp_dtype_from_format(const char *f, Py_ssize_t itemsize) {
+  if (!f) return KP_DTYPE_UINT8; /* PEP 3118: NULL means "B" */
+  if (*f == '@' || *f == '=' || *f == '<') ++f;
+  else if (*f == '>' || *f == '!') return -1; /* big-endian data */
+  if (f[0] == 'Z' && (f[1] == 'f' || f[1] == 'd') && f[2] == 0) return f[1] == 'f' ? KP_DTYPE_COMPLEX64 : KP_DTYPE_COMPLEX128;
+  if (!f[0] || f[1]) return -1;
+  switch (f[0]) {
+    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': return dtype_by_kind(KP_KIND_INT, itemsize);
+    case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N': return dtype_by_kind(KP_KIND_UINT, itemsize);
+    case 'c': return KP_DTYPE_INT8;
+    case 'f': case 'd': return dtype_by_kind(KP_KIND_FLOAT, itemsize);
+    case '?': return KP_DTYPE_BOOL;
+    default: return -1;
+  }
+}
+
+int kp_dtype_from_typestr(const char *t) {
+  if (!t || !t[0]) return -1;
+  const char *p = t;
+  if (*p == '<' || *p == '|' || *p == '=') ++p;
+  else if (*p == '>') {
+    /* Big-endian is fine for single bytes only. */
+    if (!(p[2] == '1' && p[3] == 0)) return -1;
+    ++p;
+  }
+  char kind = *p++;
+  char *end = NULL;
+  long size = strtol(p, &end, 10);
+  if (end == p || *end) return -1;
+  switch (kind) {
+    case 'i': return dtype_by_kind(KP_KIND_INT, size);
+    case 'u': return dtype_by_kind(KP_KIND_UINT, size);
+    case 'f': return dtype_by_kind(KP_KIND_FLOAT, size);
+    case 'c': return dtype_by_kind(KP_KIND_COMPLEX, size);
+    case 'b': return size == 1 ? KP_DTYPE_BOOL : -1;
+    default: return -1;
+  }
+}
+
+static int dtype_from_name(const char *s) {
+  for (int i = 0; i < KP_DTYPE_COUNT; ++i) {
+    if (strcmp(s, kp_dtypes[i].name) == 0) return i;
+    for (int a = 0; a < 4 && kp_dtypes[i].aliases[a]; ++a)
+      if (strcmp(s, kp_dtypes[i].aliases[a]) == 0) return i;
+  }
+  int t = kp_dtype_from_typestr(s);
+  if (t >= 0) return t;
+  if (s[0] && !s[1]) {
+    /* a one-letter struct format code: b h i l q B H I L Q f d ? */
+    static const char codes[] = "bhilqBHILQfd?";
+    static const Py_ssize_t sizes[] = {1, 2, 4, (Py_ssize_t)sizeof(long), 8, 1, 2, 4, (Py_ssize_t)sizeof(long), 8, 4, 8, 1};
+    const char *c = strchr(codes, s[0]);
+    if (c) return kp_dtype_from_format(s, sizes[c - codes]);
+  }
+  if (strcmp(s, "complex") == 0) return KP_DTYPE_COMPLEX128;
+  return -1;
+}
+
+int kp_dtype_from_object(PyObject *obj, const char *where) {
+  if (PyBool_Check(obj)) goto bad;
+  if (PyLong_Check(obj)) {
+    long v = PyLong_AsLong(obj);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (v < 0 || v >= KP_DTYPE_COUNT) {
+      PyErr_Format(PyExc_ValueError, "%s: dtype %ld is not a kokkos dtype (0..%d)", where, v, KP_DTYPE_COUNT - 1);
+      return -1;
+    }
+    return (int)v;
+  }
+  if (PyUnicode_Check(obj)) {
+    const char *s = PyUnicode_AsUTF8(obj);
+    if (!s) return -1;
+    int d = dtype_from_name(s);
+    if (d < 0) PyErr_Format(PyExc_ValueError, "%s: unknown dtype %R (use kokkos.float64, 'float64', numpy.float64, ...)", where, obj);
+    return d;
+  }
+  if (PyType_Check(obj)) {
+    PyTypeObject *t = (PyTypeObject *)obj;
+    if (t == &PyFloat_Type) return KP_DTYPE_FLOAT64;
+    if (t == &PyLong_Type) return KP_DTYPE_INT64;
+    if (t == &PyBool_Type) return KP_DTYPE_BOOL;
+    if (t == &PyComplex_Type) return KP_DTYPE_COMPLEX128;
+  }
+  {
+    /* numpy dtypes and scalar types, or anything with .dtype */
+    PyObject *dt = NULL;
+    if (PyType_Check(obj)) {
+      PyObject *modname = PyObject_GetAttrString(obj, "__module__");
+      if (!modname) PyErr_Clear();
+      int is_numpy = modname && PyUnicode_Check(modname) && PyUnicode_CompareWithASCIIString(modname, "numpy") == 0;
+      Py_XDECREF(modname);
+      if (is_numpy) {
+        PyObject *np = PyImport_ImportModule("numpy");
+        if (!np) return -1;
+        dt = PyObject_CallMethod(np, "dtype", "O", obj);
+        Py_DECREF(np);
+        if (!dt) return -1;
+      }
+    } else if (PyObject_HasAttrString(obj, "itemsize") && PyObject_HasAttrString(obj, "str")) {
+      dt = Py_NewRef(obj);
+    } else if (PyObject_HasAttrString(obj, "dtype")) {
+      dt = PyObject_GetAttrString(obj, "dtype");
+      if (!dt) return -1;
+      if (dt == obj) {
+        Py_DECREF(dt);
+        goto bad;
+      }
+      int r = kp_dtype_from_object(dt, where);
+      Py_DECREF(dt);
+      return r;
+    }
+    if (dt) {
+      PyObject *str = PyObject_GetAttrString(dt, "str");
+      Py_DECREF(dt);
+      if (!str) return -1;
+      int d = -1;
+      if (PyUnicode_Check(str)) {
+        const char *s = PyUnicode_AsUTF8(str);
+        d = s ? kp_dtype_from_typestr(s) : -1;
+      }
+      if (d < 0 && !PyErr_Occurred())
+        PyErr_Format(PyExc_TypeError, "%s: dtype %S is not supported by Kokkos Views (supported: bool, int8..int64, uint8..uint64, float32, float64, complex64, complex128)", where, str);
+      Py_DECREF(str);
+      return d;
+    }
+  }
+bad:
+  PyErr_Format(PyExc_TypeError, "%s: cannot interpret %R as a dtype (use kokkos.float64, 'float64', numpy.float64, ...)", where, obj);
+  return -1;
+}

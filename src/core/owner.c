@@ -1,0 +1,198 @@
+/* owner.c: Allocation, the reference-counted owner of a View's memory.
+ *
+ * Ownership rules:
+ * - Every View holds a strong reference to the Allocation of its memory;
+ *   subviews, mirror views of host Views and exported buffers share it, so
+ *   the memory goes when the last of them goes.
+ * - KP_OWNER_KOKKOS memory came from kokkos_malloc (through the bridge) and
+ *   is freed with kokkos_free. KP_OWNER_PYOBJECT memory belongs to a Python
+ *   exporter that the Allocation keeps alive. KP_OWNER_EXTERNAL memory is
+ *   released by a deleter given through the C API (a C++ Kokkos::View copy).
+ * - Kokkos aborts or throws when its memory is freed after finalize. So
+ *   Kokkos-bound Allocations sit in a registry; when Kokkos finalizes (ours
+ *   or the application's Kokkos::finalize, through a finalize hook) each is
+ *   freed first and marked released. Memory still exported to a consumer
+ *   (buffer, DLPack) at that point is left allocated rather than freed under
+ *   the consumer's feet. Views of released memory raise RuntimeError.
+ * Kokkos is one per process, so the registry is process-wide.
+ */
+#include "core.h"
+
+static kp_owner *kp_registry = NULL;
+
+static void registry_add(kp_owner *o) {
+  o->prev = NULL;
+  o->next = kp_registry;
+  if (kp_registry) kp_registry->prev = o;
+  kp_registry = o;
+  o->registered = 1;
+}
+
+static void registry_remove(kp_owner *o) {
+  if (!o->registered) return;
+  if (o->prev) o->prev->next = o->next;
+  else kp_registry = o->next;
+  if (o->next) o->next->prev = o->prev;
+  o->prev = o->next = NULL;
+  o->registered = 0;
+}
+
+/* Frees the memory of a registered Allocation now (Kokkos still alive). */
+static void owner_free_memory(kp_owner *o) {
+  if (o->released) return;
+  o->released = 1;
+  if (o->kind == KP_OWNER_KOKKOS && o->data) {
+    kp_error err = {{0}};
+    if (kp_bridge_deallocate(o->space, o->data, &err) != KP_OK) {
+      /* Never let it cross into Python as a crash; report and move on. */
+      PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "kokkos: freeing View memory failed: %s", err.message);
+      PyErr_Clear();
+    }
+  } else if (o->kind == KP_OWNER_EXTERNAL && o->deleter) {
+    o->deleter(o->deleter_ctx);
+  }
+  o->data = NULL;
+}
+
+void kp_owner_release_all(void) {
+  while (kp_registry) {
+    kp_owner *o = kp_registry;
+    registry_remove(o);
+    if (o->exports > 0) {
+      /* A consumer still reads this memory: leave it allocated. */
+      o->released = 1;
+      continue;
+    }
+    owner_free_memory(o);
+  }
+}
+
+static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *data) {
+  kp_owner *o = PyObject_GC_New(kp_owner, st->allocation_type);
+  if (!o) return NULL;
+  o->kind = kind;
+  o->space = space;
+  o->data = data;
+  o->label = NULL;
+  o->exporter = NULL;
+  o->has_buffer = 0;
+  o->deleter = NULL;
+  o->deleter_ctx = NULL;
+  o->released = 0;
+  o->registered = 0;
+  o->exports = 0;
+  o->prev = o->next = NULL;
+  PyObject_GC_Track(o);
+  return o;
+}
+
+kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t bytes, int zero) {
+  if (kp_runtime_ensure() < 0) return NULL;
+  const char *clabel = label ? PyUnicode_AsUTF8(label) : "";
+  if (!clabel) return NULL;
+  void *p = NULL;
+  kp_error err = {{0}};
+  kp_status s;
+  Py_BEGIN_ALLOW_THREADS s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
+  Py_END_ALLOW_THREADS if (s != KP_OK) {
+    kp_raise_bridge(s, &err, "kokkos.View");
+    return NULL;
+  }
+  kp_owner *o = owner_new(st, KP_OWNER_KOKKOS, space, p);
+  if (!o) {
+    kp_bridge_deallocate(space, p, &err);
+    return NULL;
+  }
+  o->label = Py_XNewRef(label);
+  registry_add(o);
+  return o;
+}
+
+kp_owner *kp_owner_from_pyobject(kp_state *st, int space, void *data, PyObject *exporter, Py_buffer *buffer) {
+  kp_owner *o = owner_new(st, KP_OWNER_PYOBJECT, space, data);
+  if (!o) {
+    if (buffer) PyBuffer_Release(buffer);
+    return NULL;
+  }
+  o->exporter = Py_XNewRef(exporter);
+  if (buffer) {
+    o->buffer = *buffer; /* moved in: released in dealloc */
+    o->has_buffer = 1;
+  }
+  return o;
+}
+
+kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*deleter)(void *), void *ctx, int kokkos_bound) {
+  kp_owner *o = owner_new(st, KP_OWNER_EXTERNAL, space, data);
+  if (!o) {
+    if (deleter) deleter(ctx);
+    return NULL;
+  }
+  o->deleter = deleter;
+  o->deleter_ctx = ctx;
+  if (kokkos_bound) registry_add(o);
+  return o;
+}
+
+static int owner_traverse(kp_owner *o, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(o));
+  Py_VISIT(o->exporter);
+  if (o->has_buffer) Py_VISIT(o->buffer.obj);
+  return 0;
+}
+
+static int owner_clear(kp_owner *o) {
+  Py_CLEAR(o->exporter);
+  if (o->has_buffer) {
+    o->has_buffer = 0;
+    PyBuffer_Release(&o->buffer);
+  }
+  return 0;
+}
+
+static void owner_dealloc(kp_owner *o) {
+  PyTypeObject *tp = Py_TYPE(o);
+  PyObject_GC_UnTrack(o);
+  registry_remove(o);
+  if (!o->released) {
+    if (o->kind == KP_OWNER_KOKKOS && o->data) {
+      if (kp_bridge_is_initialized()) {
+        kp_error err = {{0}};
+        kp_bridge_deallocate(o->space, o->data, &err);
+      }
+    } else if (o->kind == KP_OWNER_EXTERNAL && o->deleter) {
+      o->deleter(o->deleter_ctx);
+    }
+  }
+  owner_clear(o);
+  Py_CLEAR(o->label);
+  tp->tp_free((PyObject *)o);
+  Py_DECREF(tp);
+}
+
+static PyObject *owner_repr(kp_owner *o) {
+  static const char *kinds[] = {"kokkos", "python", "external"};
+  return PyUnicode_FromFormat("<kokkos Allocation %s in %s%s, %zd exports>", kinds[o->kind], kp_spaces[o->space].name,
+                              o->released ? " (released)" : "", o->exports);
+}
+
+static PyObject *owner_get_released(kp_owner *o, void *c) { return PyBool_FromLong(o->released); }
+static PyObject *owner_get_exports(kp_owner *o, void *c) { return PyLong_FromSsize_t(o->exports); }
+static PyObject *owner_get_exporter(kp_owner *o, void *c) { return Py_NewRef(o->exporter ? o->exporter : Py_None); }
+
+static PyGetSetDef owner_getset[] = {
+    {"released", (getter)owner_get_released, NULL, "True once the memory is gone (Kokkos finalized).", NULL},
+    {"exports", (getter)owner_get_exports, NULL, "Buffers and capsules handed out of this memory and still alive.", NULL},
+    {"exporter", (getter)owner_get_exporter, NULL, "The Python object that owns foreign memory, or None.", NULL},
+    {NULL}};
+
+static PyType_Slot owner_slots[] = {{Py_tp_dealloc, owner_dealloc},
+                                    {Py_tp_traverse, owner_traverse},
+                                    {Py_tp_clear, owner_clear},
+                                    {Py_tp_repr, owner_repr},
+                                    {Py_tp_getset, owner_getset},
+                                    {Py_tp_doc, "The owner of a View's memory, shared by every View, subview and export of it."},
+                                    {0, NULL}};
+
+PyType_Spec kp_owner_spec = {"kokkos._core.Allocation", sizeof(kp_owner), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION, owner_slots};

@@ -1,0 +1,104 @@
+/* space.c: the memory-space table, layout and memory-trait names, and the
+ * parsing of space / layout / trait arguments. */
+#include "core.h"
+
+#include <string.h>
+
+const kp_space_info kp_spaces[KP_SPACE_COUNT] = {
+    [KP_SPACE_HOST] = {"HostSpace", {"Host", "Serial", "OpenMP", "Threads"}, 1},
+    [KP_SPACE_CUDA] = {"CudaSpace", {"Cuda", NULL}, 2},
+    [KP_SPACE_CUDA_UVM] = {"CudaUVMSpace", {"SharedSpace", NULL}, 13},
+    [KP_SPACE_CUDA_HOST_PINNED] = {"CudaHostPinnedSpace", {"SharedHostPinnedSpace", NULL}, 3},
+    [KP_SPACE_HBW] = {"HBWSpace", {NULL}, 1},
+    [KP_SPACE_HIP] = {"HIPSpace", {"HIP", NULL}, 10},
+    [KP_SPACE_HIP_HOST_PINNED] = {"HIPHostPinnedSpace", {NULL}, 11},
+    [KP_SPACE_OPENMP_TARGET] = {"OpenMPTargetSpace", {"OpenMPTarget", NULL}, 0},
+    [KP_SPACE_SYCL_SHARED_USM] = {"SYCLSharedUSMSpace", {"SYCL", NULL}, 14},
+    [KP_SPACE_SYCL_DEVICE_USM] = {"SYCLDeviceUSMSpace", {NULL}, 14},
+};
+
+const char *const kp_layout_names[KP_LAYOUT_COUNT] = {"LayoutRight", "LayoutLeft", "LayoutStride"};
+
+static int index_from_int(PyObject *obj, int count, const char *what, const char *where) {
+  long v = PyLong_AsLong(obj);
+  if (v == -1 && PyErr_Occurred()) return -1;
+  if (v < 0 || v >= count) {
+    PyErr_Format(PyExc_ValueError, "%s: %ld is not a valid %s", where, v, what);
+    return -1;
+  }
+  return (int)v;
+}
+
+int kp_space_from_object(PyObject *obj, const char *where) {
+  if (PyLong_Check(obj) && !PyBool_Check(obj)) return index_from_int(obj, KP_SPACE_COUNT, "memory space", where);
+  if (PyUnicode_Check(obj)) {
+    const char *s = PyUnicode_AsUTF8(obj);
+    if (!s) return -1;
+    if (strcmp(s, "DefaultMemorySpace") == 0) return kp_bridge_default_memory_space();
+    if (strcmp(s, "DefaultHostMemorySpace") == 0) return kp_bridge_default_host_memory_space();
+    for (int i = 0; i < KP_SPACE_COUNT; ++i) {
+      if (strcmp(s, kp_spaces[i].name) == 0) return i;
+      for (int a = 0; a < 4 && kp_spaces[i].aliases[a]; ++a)
+        if (strcmp(s, kp_spaces[i].aliases[a]) == 0) return i;
+    }
+    PyErr_Format(PyExc_ValueError, "%s: unknown memory space %R (use kokkos.HostSpace, 'HostSpace', ...)", where, obj);
+    return -1;
+  }
+  PyErr_Format(PyExc_TypeError, "%s: space must be a kokkos memory space (kokkos.HostSpace, ...), got %.100s", where,
+               Py_TYPE(obj)->tp_name);
+  return -1;
+}
+
+int kp_space_check_available(int space, const char *where) {
+  if (kp_bridge_space_available(space)) return 0;
+  PyErr_Format(PyExc_RuntimeError,
+               "%s: memory space %s is not enabled in the installed Kokkos "
+               "(check kokkos.get_memory_space_available(...); rebuild against a Kokkos with that backend)",
+               where, kp_spaces[space].name);
+  return -1;
+}
+
+int kp_layout_from_object(PyObject *obj, const char *where) {
+  if (PyLong_Check(obj) && !PyBool_Check(obj)) return index_from_int(obj, KP_LAYOUT_COUNT, "layout", where);
+  if (PyUnicode_Check(obj)) {
+    const char *s = PyUnicode_AsUTF8(obj);
+    if (!s) return -1;
+    for (int i = 0; i < KP_LAYOUT_COUNT; ++i)
+      if (strcmp(s, kp_layout_names[i]) == 0 || strcmp(s, kp_layout_names[i] + 6) == 0) return i;
+    if (strcmp(s, "C") == 0) return KP_LAYOUT_RIGHT;
+    if (strcmp(s, "F") == 0) return KP_LAYOUT_LEFT;
+    PyErr_Format(PyExc_ValueError, "%s: unknown layout %R (use kokkos.LayoutRight, kokkos.LayoutLeft or kokkos.LayoutStride)", where, obj);
+    return -1;
+  }
+  PyErr_Format(PyExc_TypeError, "%s: layout must be kokkos.LayoutRight, kokkos.LayoutLeft or kokkos.LayoutStride, got %.100s",
+               where, Py_TYPE(obj)->tp_name);
+  return -1;
+}
+
+int kp_trait_from_object(PyObject *obj, const char *where) {
+  if (obj == Py_None) return KP_TRAIT_MANAGED;
+  if (PyLong_Check(obj) && !PyBool_Check(obj)) {
+    long v = PyLong_AsLong(obj);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (v < 0 || (v & ~(long)KP_TRAIT_ALL)) {
+      PyErr_Format(PyExc_ValueError, "%s: %ld is not a combination of kokkos memory traits", where, v);
+      return -1;
+    }
+    return (int)v;
+  }
+  if (PyUnicode_Check(obj)) {
+    static const struct {
+      const char *name;
+      int flag;
+    } names[] = {{"Managed", KP_TRAIT_MANAGED},         {"Unmanaged", KP_TRAIT_UNMANAGED}, {"RandomAccess", KP_TRAIT_RANDOM_ACCESS},
+                 {"Atomic", KP_TRAIT_ATOMIC},           {"Restrict", KP_TRAIT_RESTRICT},   {"Aligned", KP_TRAIT_ALIGNED}};
+    const char *s = PyUnicode_AsUTF8(obj);
+    if (!s) return -1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+      if (strcmp(s, names[i].name) == 0) return names[i].flag;
+    PyErr_Format(PyExc_ValueError, "%s: unknown memory trait %R (use kokkos.Managed, kokkos.Unmanaged, kokkos.RandomAccess, ...)", where, obj);
+    return -1;
+  }
+  PyErr_Format(PyExc_TypeError, "%s: trait must be a kokkos memory trait (kokkos.Managed, ...), got %.100s", where, Py_TYPE(obj)->tp_name);
+  return -1;
+}

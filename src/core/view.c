@@ -1,0 +1,521 @@
+/* view.c: the View type (and its DynRankView subclass): construction,
+ * metadata properties, repr, lifetime.
+ *
+ * Python equivalent:
+ *
+ *     class View:
+ *         def __init__(self, shape, dtype=kokkos.float64, *, label="",
+ *                      space=kokkos.HostSpace, layout=kokkos.LayoutRight,
+ *                      trait=kokkos.Managed, initialize=True): ...
+ *         shape, ndim, rank, dtype, space, layout, trait, label, size,
+ *         nbytes, itemsize, strides, dynamic, is_contiguous, data, ...
+ *     class DynRankView(View): ...   # rank 0..7, as Kokkos::DynRankView
+ *
+ * A View is a value-described Kokkos View: pointer, dtype, rank, extents,
+ * strides, layout, memory space and traits are fields, not template
+ * arguments, so every combination exists in every build.
+ */
+#include "core.h"
+
+#include <string.h>
+#include <structmember.h>
+
+/* Storage for the data pointer of empty Views: never read or written. */
+static _Alignas(16) char kp_empty_storage[16];
+
+int kp_view_check(PyObject *obj) {
+  kp_state *st = kp_state_from_type(Py_TYPE(obj));
+  return st && PyObject_TypeCheck(obj, st->view_type);
+}
+
+static int is_dynamic(const kp_view *v) {
+  kp_state *st = kp_state_from_type(Py_TYPE(v));
+  return st && PyObject_TypeCheck((PyObject *)v, st->dyn_rank_view_type);
+}
+
+Py_ssize_t kp_view_size(const kp_view *v) {
+  Py_ssize_t n = 1;
+  for (int r = 0; r < v->rank; ++r) n *= v->shape[r];
+  return n;
+}
+
+void kp_contiguous_strides(int rank, const Py_ssize_t *shape, int layout, Py_ssize_t *strides) {
+  Py_ssize_t s = 1;
+  if (layout == KP_LAYOUT_LEFT) {
+    for (int r = 0; r < rank; ++r) {
+      strides[r] = s;
+      s *= shape[r] > 0 ? shape[r] : 1;
+    }
+  } else {
+    for (int r = rank - 1; r >= 0; --r) {
+      strides[r] = s;
+      s *= shape[r] > 0 ? shape[r] : 1;
+    }
+  }
+}
+
+static int strides_match(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, int layout) {
+  Py_ssize_t expect[KP_MAX_RANK];
+  kp_contiguous_strides(rank, shape, layout, expect);
+  for (int r = 0; r < rank; ++r) {
+    if (shape[r] == 0) return 1; /* empty: any strides describe it */
+    if (shape[r] != 1 && strides[r] != expect[r]) return 0;
+  }
+  return 1;
+}
+
+int kp_layout_of(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides) {
+  if (strides_match(rank, shape, strides, KP_LAYOUT_RIGHT)) return KP_LAYOUT_RIGHT;
+  if (strides_match(rank, shape, strides, KP_LAYOUT_LEFT)) return KP_LAYOUT_LEFT;
+  return KP_LAYOUT_STRIDE;
+}
+
+int kp_view_is_c_contiguous(const kp_view *v) { return strides_match(v->rank, v->shape, v->strides, KP_LAYOUT_RIGHT); }
+int kp_view_is_f_contiguous(const kp_view *v) { return strides_match(v->rank, v->shape, v->strides, KP_LAYOUT_LEFT); }
+
+int kp_checked_bytes(int rank, const Py_ssize_t *shape, Py_ssize_t itemsize, size_t *out, const char *where) {
+  size_t n = (size_t)itemsize;
+  for (int r = 0; r < rank; ++r) {
+    size_t e = (size_t)shape[r];
+    if (e != 0 && n > (size_t)PY_SSIZE_T_MAX / e) {
+      PyErr_Format(PyExc_ValueError, "%s: a View of this shape would need more than %zd bytes; reduce the extents", where,
+                   PY_SSIZE_T_MAX);
+      return -1;
+    }
+    n *= e;
+  }
+  *out = n;
+  return 0;
+}
+
+kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank, const Py_ssize_t *shape,
+                      const Py_ssize_t *strides, int dtype, int space, unsigned traits, int readonly, PyObject *label) {
+  kp_view *v = PyObject_GC_New(kp_view, type ? type : st->view_type);
+  if (!v) return NULL;
+  Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
+  v->owner = (kp_owner *)Py_XNewRef((PyObject *)owner);
+  v->rank = rank;
+  v->dtype = dtype;
+  v->space = space;
+  v->traits = traits;
+  v->readonly = readonly;
+  v->exports = 0;
+  v->weakreflist = NULL;
+  v->label = label ? Py_NewRef(label) : PyUnicode_FromString("");
+  Py_ssize_t size = 1;
+  for (int r = 0; r < rank; ++r) {
+    v->shape[r] = shape[r];
+    v->strides[r] = strides[r];
+    v->byte_strides[r] = strides[r] * itemsize;
+    size *= shape[r];
+  }
+  v->data = (size == 0 || !data) ? kp_empty_storage : data;
+  v->layout = kp_layout_of(rank, shape, strides);
+  PyObject_GC_Track(v);
+  return v;
+}
+
+kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *label) {
+  const char *where = "kokkos.View";
+  size_t bytes;
+  if (kp_space_check_available(spec->space, where) < 0) return NULL;
+  if (kp_checked_bytes(spec->rank, spec->shape, kp_dtypes[spec->dtype].itemsize, &bytes, where) < 0) return NULL;
+  kp_owner *owner = NULL;
+  if (bytes > 0) {
+    owner = kp_owner_allocate(st, spec->space, label, bytes, spec->zero);
+    if (!owner) return NULL;
+  } else if (kp_runtime_ensure() < 0) {
+    return NULL;
+  }
+  Py_ssize_t strides[KP_MAX_RANK];
+  kp_contiguous_strides(spec->rank, spec->shape, spec->layout == KP_LAYOUT_LEFT ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT, strides);
+  kp_view *v = kp_view_wrap(st, spec->dynamic ? st->dyn_rank_view_type : st->view_type, owner, owner ? owner->data : NULL,
+                            spec->rank, spec->shape, strides, spec->dtype, spec->space, spec->traits & ~KP_TRAIT_UNMANAGED, 0,
+                            label);
+  Py_XDECREF(owner);
+  if (v && spec->layout == KP_LAYOUT_STRIDE) v->layout = KP_LAYOUT_STRIDE;
+  else if (v && spec->rank <= 1) v->layout = spec->layout;
+  return v;
+}
+
+int kp_view_check_released(kp_view *v) {
+  if (v->owner && v->owner->released) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "View '%U' was released when Kokkos was finalized; its memory is gone. Copy data out "
+                 "(numpy.array(view)) before kokkos.finalize()",
+                 v->label);
+    return 1;
+  }
+  return 0;
+}
+
+int kp_view_require_host(kp_view *v, PyObject *exc, const char *what) {
+  if (kp_bridge_space_host_accessible(v->space)) return 1;
+  PyErr_Format(exc,
+               "%s: View '%U' lives in %s, which the host cannot access; use view.create_mirror_view() "
+               "(or kokkos.create_mirror_view(view), then kokkos.deep_copy) to get a host copy",
+               what, v->label, kp_spaces[v->space].name);
+  return 0;
+}
+
+/* ---- construction from Python ------------------------------------------------------------ */
+
+/* Parses a shape argument (int or sequence of ints) into spec. */
+static int parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const char *where) {
+  PyObject *seq = NULL;
+  if (PyLong_Check(obj) || (!PySequence_Check(obj) && Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_index)) {
+    seq = PyTuple_Pack(1, obj);
+  } else {
+    seq = PySequence_Fast(obj, "");
+    if (!seq) {
+      PyErr_Format(PyExc_TypeError, "%s: shape must be an int or a sequence of ints, got %.100s", where, Py_TYPE(obj)->tp_name);
+      return -1;
+    }
+  }
+  if (!seq) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (n > max_rank) {
+    PyErr_Format(PyExc_ValueError, "%s: rank %zd is larger than the maximum %d of a %s", where, n, max_rank,
+                 max_rank == KP_MAX_RANK ? "Kokkos View" : "Kokkos DynRankView");
+    Py_DECREF(seq);
+    return -1;
+  }
+  spec->rank = (int)n;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+    PyObject *idx = PyBool_Check(item) ? NULL : PyNumber_Index(item);
+    if (!idx) {
+      PyErr_Format(PyExc_TypeError, "%s: shape[%zd] must be an int, got %.100s", where, i, Py_TYPE(item)->tp_name);
+      Py_DECREF(seq);
+      return -1;
+    }
+    Py_ssize_t e = PyLong_AsSsize_t(idx);
+    Py_DECREF(idx);
+    if (e == -1 && PyErr_Occurred()) {
+      PyErr_Format(PyExc_ValueError, "%s: shape[%zd] is too large", where, i);
+      Py_DECREF(seq);
+      return -1;
+    }
+    if (e < 0) {
+      PyErr_Format(PyExc_ValueError, "%s: shape[%zd] must be >= 0, got %zd", where, i, e);
+      Py_DECREF(seq);
+      return -1;
+    }
+    spec->shape[i] = e;
+  }
+  Py_DECREF(seq);
+  return 0;
+}
+
+static PyObject *view_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"shape", "dtype", "label", "space", "layout", "trait", "initialize", NULL};
+  PyObject *shape = NULL, *dtype = NULL, *label = NULL, *space = NULL, *layout = NULL, *trait = NULL;
+  int initialize = 1;
+  kp_state *st = kp_state_from_type(type);
+  if (!st) return NULL;
+  int dynamic = PyType_IsSubtype(type, st->dyn_rank_view_type);
+  const char *where = dynamic ? "kokkos.DynRankView()" : "kokkos.View()";
+  /* The original package's classes took (label, shape): accept that order. */
+  Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+  PyObject *args2 = NULL;
+  if (nargs >= 2 && PyUnicode_Check(PyTuple_GET_ITEM(args, 0))) {
+    args2 = PyTuple_Pack(2, PyTuple_GET_ITEM(args, 1), Py_None);
+    if (!args2) return NULL;
+    label = PyTuple_GET_ITEM(args, 0);
+    if (nargs > 2) {
+      Py_DECREF(args2);
+      PyErr_Format(PyExc_TypeError, "%s: takes (shape, dtype) or (label, shape) positionally", where);
+      return NULL;
+    }
+    PyObject *lbl2 = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args2, kwds, "O|O$OOOOp", kwlist, &shape, &dtype, &lbl2, &space, &layout, &trait,
+                                     &initialize)) {
+      Py_DECREF(args2);
+      return NULL;
+    }
+    if (lbl2) label = lbl2;
+  } else if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$OOOOp", kwlist, &shape, &dtype, &label, &space, &layout, &trait,
+                                          &initialize)) {
+    return NULL;
+  }
+  kp_view_spec spec = {0};
+  spec.dynamic = dynamic;
+  spec.zero = initialize;
+  spec.dtype = KP_DTYPE_FLOAT64;
+  spec.space = KP_SPACE_HOST;
+  spec.layout = KP_LAYOUT_RIGHT;
+  PyObject *res = NULL;
+  if (parse_shape(shape, &spec, dynamic ? KP_MAX_RANK - 1 : KP_MAX_RANK, where) < 0) goto done;
+  if (dtype && dtype != Py_None && (spec.dtype = kp_dtype_from_object(dtype, where)) < 0) goto done;
+  if (space && space != Py_None && (spec.space = kp_space_from_object(space, where)) < 0) goto done;
+  if (layout && layout != Py_None && (spec.layout = kp_layout_from_object(layout, where)) < 0) goto done;
+  if (trait) {
+    int t = kp_trait_from_object(trait, where);
+    if (t < 0) goto done;
+    if (t & KP_TRAIT_UNMANAGED) {
+      PyErr_Format(PyExc_ValueError,
+                   "%s: an Unmanaged View wraps existing memory; use kokkos.array(ndarray, trait=kokkos.Unmanaged) "
+                   "or kokkos.asarray(obj) instead",
+                   where);
+      goto done;
+    }
+    spec.traits = (unsigned)t;
+  }
+  if (label && label != Py_None && !PyUnicode_Check(label)) {
+    PyErr_Format(PyExc_TypeError, "%s: label must be a str, got %.100s", where, Py_TYPE(label)->tp_name);
+    goto done;
+  }
+  if (label == Py_None) label = NULL;
+  if (label) {
+    Py_ssize_t len;
+    const char *s = PyUnicode_AsUTF8AndSize(label, &len);
+    if (!s) goto done;
+    if ((Py_ssize_t)strlen(s) != len) {
+      PyErr_Format(PyExc_ValueError, "%s: label must not contain NUL characters", where);
+      goto done;
+    }
+  }
+  res = (PyObject *)kp_view_allocate(st, &spec, label);
+done:
+  Py_XDECREF(args2);
+  return res;
+}
+
+static int view_traverse(kp_view *v, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(v));
+  Py_VISIT(v->owner);
+  return 0;
+}
+
+static int view_clear(kp_view *v) {
+  Py_CLEAR(v->owner);
+  return 0;
+}
+
+static void view_dealloc(kp_view *v) {
+  PyTypeObject *tp = Py_TYPE(v);
+  PyObject_GC_UnTrack(v);
+  if (v->weakreflist) PyObject_ClearWeakRefs((PyObject *)v);
+  view_clear(v);
+  Py_CLEAR(v->label);
+  tp->tp_free((PyObject *)v);
+  Py_DECREF(tp);
+}
+
+/* ---- properties --------------------------------------------------------------------- */
+
+static PyObject *member_or_int(PyObject *members, int i) {
+  if (members && PyTuple_Check(members) && i >= 0 && i < PyTuple_GET_SIZE(members))
+    return Py_NewRef(PyTuple_GET_ITEM(members, i));
+  return PyLong_FromLong(i);
+}
+
+static PyObject *shape_tuple(const kp_view *v, int bytes) {
+  PyObject *t = PyTuple_New(v->rank);
+  if (!t) return NULL;
+  for (int r = 0; r < v->rank; ++r) {
+    PyObject *e = PyLong_FromSsize_t(bytes ? v->byte_strides[r] : v->shape[r]);
+    if (!e) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(t, r, e);
+  }
+  return t;
+}
+
+static PyObject *view_get_shape(kp_view *v, void *c) {
+  PyObject *t = shape_tuple(v, 0);
+  kp_state *st = kp_state_from_type(Py_TYPE(v));
+  if (!t || !st || !st->shape_type) return t;
+  PyObject *s = PyObject_CallOneArg(st->shape_type, t);
+  Py_DECREF(t);
+  return s;
+}
+static PyObject *view_get_strides(kp_view *v, void *c) { return shape_tuple(v, 1); }
+static PyObject *view_get_ndim(kp_view *v, void *c) { return PyLong_FromLong(v->rank); }
+static PyObject *view_get_size(kp_view *v, void *c) { return PyLong_FromSsize_t(kp_view_size(v)); }
+static PyObject *view_get_itemsize(kp_view *v, void *c) { return PyLong_FromSsize_t(kp_dtypes[v->dtype].itemsize); }
+static PyObject *view_get_nbytes(kp_view *v, void *c) {
+  return PyLong_FromSsize_t(kp_view_size(v) * kp_dtypes[v->dtype].itemsize);
+}
+static PyObject *view_get_dtype(kp_view *v, void *c) {
+  kp_state *st = kp_state_from_type(Py_TYPE(v));
+  return member_or_int(st ? st->dtype_members : NULL, v->dtype);
+}
+static PyObject *view_get_space(kp_view *v, void *c) {
+  kp_state *st = kp_state_from_type(Py_TYPE(v));
+  return member_or_int(st ? st->space_members : NULL, v->space);
+}
+static PyObject *view_get_layout(kp_view *v, void *c) {
+  kp_state *st = kp_state_from_type(Py_TYPE(v));
+  return member_or_int(st ? st->layout_members : NULL, v->layout);
+}
+static PyObject *view_get_trait(kp_view *v, void *c) {
+  kp_state *st = kp_state_from_type(Py_TYPE(v));
+  if (st && st->trait_enum) return PyObject_CallFunction(st->trait_enum, "I", v->traits);
+  return PyLong_FromUnsignedLong(v->traits);
+}
+static PyObject *view_get_label(kp_view *v, void *c) { return Py_NewRef(v->label); }
+static PyObject *view_get_dynamic(kp_view *v, void *c) { return PyBool_FromLong(is_dynamic(v)); }
+static PyObject *view_get_contiguous(kp_view *v, void *c) {
+  return PyBool_FromLong(kp_view_is_c_contiguous(v) || kp_view_is_f_contiguous(v));
+}
+static PyObject *view_get_data(kp_view *v, void *c) {
+  if (kp_view_check_released(v)) return NULL;
+  return PyLong_FromVoidPtr(v->data);
+}
+static PyObject *view_get_readonly(kp_view *v, void *c) { return PyBool_FromLong(v->readonly); }
+static PyObject *view_get_released(kp_view *v, void *c) { return PyBool_FromLong(v->owner && v->owner->released); }
+static PyObject *view_get_owner(kp_view *v, void *c) { return Py_NewRef(v->owner ? (PyObject *)v->owner : Py_None); }
+static PyObject *view_get_host_accessible(kp_view *v, void *c) { return PyBool_FromLong(kp_bridge_space_host_accessible(v->space)); }
+
+static PyGetSetDef view_getset[] = {
+    {"shape", (getter)view_get_shape, NULL, "Extents of the View, one per rank.", NULL},
+    {"ndim", (getter)view_get_ndim, NULL, "Number of dimensions (the View's rank).", NULL},
+    {"rank", (getter)view_get_ndim, NULL, "The View's rank (number of dimensions).", NULL},
+    {"size", (getter)view_get_size, NULL, "Number of elements.", NULL},
+    {"nbytes", (getter)view_get_nbytes, NULL, "Bytes spanned by the elements (size * itemsize).", NULL},
+    {"itemsize", (getter)view_get_itemsize, NULL, "Bytes per element.", NULL},
+    {"strides", (getter)view_get_strides, NULL, "Strides in bytes, as NumPy reports them (view.stride(i) gives elements).", NULL},
+    {"dtype", (getter)view_get_dtype, NULL, "Element type (a kokkos.dtype member).", NULL},
+    {"space", (getter)view_get_space, NULL, "Memory space (alias of memory_space).", NULL},
+    {"memory_space", (getter)view_get_space, NULL, "Memory space (alias of space).", NULL},
+    {"layout", (getter)view_get_layout, NULL, "LayoutRight, LayoutLeft or LayoutStride.", NULL},
+    {"trait", (getter)view_get_trait, NULL, "Memory traits (alias of memory_trait).", NULL},
+    {"memory_trait", (getter)view_get_trait, NULL, "Memory traits (alias of trait).", NULL},
+    {"label", (getter)view_get_label, NULL, "The View's label, as Kokkos and Kokkos Tools see it.", NULL},
+    {"dynamic", (getter)view_get_dynamic, NULL, "True for a DynRankView.", NULL},
+    {"is_contiguous", (getter)view_get_contiguous, NULL, "True if the elements fill their span with no gaps.", NULL},
+    {"data", (getter)view_get_data, NULL, "Address of the first element (Kokkos' view.data()).", NULL},
+    {"readonly", (getter)view_get_readonly, NULL, "True if the View must not be written (read-only source).", NULL},
+    {"released", (getter)view_get_released, NULL, "True once Kokkos finalized and released the memory.", NULL},
+    {"allocation", (getter)view_get_owner, NULL, "The shared owner of the memory (None for empty Views).", NULL},
+    {"host_accessible", (getter)view_get_host_accessible, NULL, "True if host code can read this View's memory.", NULL},
+    {"__array_interface__", (getter)kp_view_array_interface, NULL, "NumPy array interface (v3), host-accessible Views only.", NULL},
+    {NULL}};
+
+/* ---- Kokkos-style methods ------------------------------------------------------------------ */
+
+static int dim_arg(kp_view *v, PyObject *arg, const char *name, int *out) {
+  long r = PyLong_AsLong(arg);
+  if (r == -1 && PyErr_Occurred()) return -1;
+  if (r < 0 || r >= (v->rank > 0 ? v->rank : 1)) {
+    if (r >= 0 && r < KP_MAX_RANK) {
+      *out = -1; /* Kokkos: extent of a rank beyond the View's is 1 */
+      return 0;
+    }
+    PyErr_Format(PyExc_IndexError, "View.%s(): dimension %ld out of range for a rank-%d View", name, r, v->rank);
+    return -1;
+  }
+  *out = (int)r;
+  return 0;
+}
+
+static PyObject *view_extent(kp_view *v, PyObject *arg) {
+  int r;
+  if (dim_arg(v, arg, "extent", &r) < 0) return NULL;
+  return PyLong_FromSsize_t(r < 0 || r >= v->rank ? 1 : v->shape[r]);
+}
+
+static PyObject *view_stride(kp_view *v, PyObject *arg) {
+  int r;
+  if (dim_arg(v, arg, "stride", &r) < 0) return NULL;
+  if (r < 0 || r >= v->rank) return PyLong_FromSsize_t(kp_view_size(v));
+  return PyLong_FromSsize_t(v->strides[r]);
+}
+
+static PyObject *view_span(kp_view *v, PyObject *unused) {
+  Py_ssize_t lo = 0, hi = 0;
+  if (kp_view_size(v) == 0) return PyLong_FromLong(0);
+  for (int r = 0; r < v->rank; ++r) {
+    Py_ssize_t d = (v->shape[r] - 1) * v->strides[r];
+    if (d < 0) lo += d;
+    else hi += d;
+  }
+  return PyLong_FromSsize_t(hi - lo + 1);
+}
+
+static PyObject *view_span_is_contiguous(kp_view *v, PyObject *unused) { return view_get_contiguous(v, NULL); }
+static PyObject *view_use_count(kp_view *v, PyObject *unused) {
+  return PyLong_FromSsize_t(v->owner ? Py_REFCNT(v->owner) : 0);
+}
+
+static PyMethodDef view_methods[] = {
+    {"extent", (PyCFunction)view_extent, METH_O, "extent(r): the extent of dimension r (1 beyond the rank, as Kokkos)."},
+    {"stride", (PyCFunction)view_stride, METH_O, "stride(r): the stride of dimension r in elements."},
+    {"span", (PyCFunction)view_span, METH_NOARGS, "Number of elements between the first and last (inclusive)."},
+    {"span_is_contiguous", (PyCFunction)view_span_is_contiguous, METH_NOARGS, "True if the span has no gaps."},
+    {"use_count", (PyCFunction)view_use_count, METH_NOARGS, "Number of references to the shared allocation."},
+    {"create_mirror", (PyCFunction)(void (*)(void))kp_view_create_mirror, METH_FASTCALL | METH_KEYWORDS,
+     "create_mirror(copy=True, space=None): a new View in host memory (or space) with this shape and layout; "
+     "copy=True copies the data."},
+    {"create_mirror_view", (PyCFunction)(void (*)(void))kp_view_create_mirror_view, METH_FASTCALL | METH_KEYWORDS,
+     "create_mirror_view(copy=True, space=None): this View itself if the host (or space) can access it, else a "
+     "mirror; copy=True copies the data into a new mirror."},
+    {"deep_copy", (PyCFunction)(void (*)(void))kp_view_deep_copy_method, METH_FASTCALL | METH_KEYWORDS,
+     "deep_copy(src): copy src (View, array, buffer or scalar) into this View."},
+    {NULL}};
+
+/* ---- repr ------------------------------------------------------------------------------------ */
+
+static PyObject *view_repr(kp_view *v) {
+  PyObject *shape = shape_tuple(v, 0);
+  if (!shape) return NULL;
+  char traits[96] = "";
+  static const char *names[] = {"Unmanaged", "RandomAccess", "Atomic", "Restrict", "Aligned"};
+  for (int i = 0; i < 5; ++i) {
+    if (v->traits & (1u << i)) {
+      if (traits[0]) strcat(traits, "|");
+      strcat(traits, names[i]);
+    }
+  }
+  if (!traits[0]) strcpy(traits, "Managed");
+  PyObject *r = PyUnicode_FromFormat("kokkos.%s(label=%R, shape=%R, dtype=%s, space=%s, layout=%s, trait=%s%s)",
+                                     is_dynamic(v) ? "DynRankView" : "View", v->label, shape, kp_dtypes[v->dtype].name,
+                                     kp_spaces[v->space].name, kp_layout_names[v->layout], traits,
+                                     (v->owner && v->owner->released) ? ", released" : "");
+  Py_DECREF(shape);
+  return r;
+}
+
+/* ---- types ------------------------------------------------------------------------------------ */
+
+static PyMemberDef view_members[] = {{"__weaklistoffset__", T_PYSSIZET, offsetof(kp_view, weakreflist), READONLY}, {NULL}};
+
+static PyType_Slot view_slots[] = {
+    {Py_tp_new, view_new},
+    {Py_tp_dealloc, view_dealloc},
+    {Py_tp_traverse, view_traverse},
+    {Py_tp_clear, view_clear},
+    {Py_tp_repr, view_repr},
+    {Py_tp_getset, view_getset},
+    {Py_tp_methods, view_methods},
+    {Py_tp_members, view_members},
+    {Py_mp_subscript, kp_view_subscript},
+    {Py_mp_ass_subscript, kp_view_ass_subscript},
+    {Py_mp_length, kp_view_length},
+    {Py_sq_length, kp_view_length},
+    {Py_sq_item, kp_view_item},
+    {Py_bf_getbuffer, kp_view_getbuffer},
+    {Py_bf_releasebuffer, kp_view_releasebuffer},
+    {Py_tp_doc,
+     "View(shape, dtype=kokkos.float64, *, label='', space=kokkos.HostSpace, layout=kokkos.LayoutRight, "
+     "trait=kokkos.Managed, initialize=True)\n\nA Kokkos View: a labelled, reference-counted array in a Kokkos memory "
+     "space. New Views are zero-filled unless initialize=False (Kokkos' WithoutInitializing)."},
+    {0, NULL}};
+
+PyType_Spec kp_view_type_spec = {"kokkos.View", sizeof(kp_view), 0,
+                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, view_slots};
+
+static PyType_Slot dyn_rank_view_slots[] = {
+    {Py_tp_dealloc, view_dealloc},
+    {Py_tp_traverse, view_traverse},
+    {Py_tp_clear, view_clear},
+    {Py_tp_doc,
+     "DynRankView(shape, dtype=kokkos.float64, *, label='', space=kokkos.HostSpace, layout=kokkos.LayoutRight, "
+     "trait=kokkos.Managed, initialize=True)\n\nA Kokkos DynRankView: a View whose rank (0..7) is chosen at run time."},
+    {0, NULL}};
+
+PyType_Spec kp_dyn_rank_view_type_spec = {"kokkos.DynRankView", sizeof(kp_view), 0,
+                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, dyn_rank_view_slots};

@@ -1,0 +1,131 @@
+"""Enumerations and small value types of the kokkos package.
+
+The original pykokkos-base exposed dtypes, memory spaces, layouts, memory
+traits and execution spaces as enumerations whose members are also module
+attributes (``kokkos.double``, ``kokkos.HostSpace``, ...). They are IntEnums
+here, so they compare and convert like the originals' integer enums.
+"""
+
+from enum import IntEnum, IntFlag
+
+from . import _core
+
+_BUILD = _core._build_info()
+
+
+class _Enum(IntEnum):
+    """Members print as ``dtype.float64``, like the original package's enums."""
+
+    def __str__(self):
+        return f"{type(self).__name__}.{self.name}"
+
+
+class _DTypeBase(_Enum):
+    @property
+    def dtype(self):
+        """The NumPy dtype, so ``numpy.dtype(kokkos.float64)`` works."""
+        import numpy
+
+        return numpy.dtype(_DTYPE_NAMES[self.value])
+
+
+_DTYPE_INFO = _core._dtype_info()
+_DTYPE_NAMES = tuple(info[0] for info in _DTYPE_INFO)
+_dtype_members = []
+for _i, (_name, _aliases, _size, _fmt, _ts) in enumerate(_DTYPE_INFO):
+    _dtype_members.append((_name, _i))
+for _i, (_name, _aliases, _size, _fmt, _ts) in enumerate(_DTYPE_INFO):
+    _dtype_members.extend((_alias, _i) for _alias in _aliases)
+
+dtype = _DTypeBase("dtype", _dtype_members, module="kokkos")
+dtype.__doc__ = "View element types (kokkos.float64 is also kokkos.double, ...)."
+
+_SPACE_NAMES = (
+    "HostSpace",
+    "CudaSpace",
+    "CudaUVMSpace",
+    "CudaHostPinnedSpace",
+    "HBWSpace",
+    "HIPSpace",
+    "HIPHostPinnedSpace",
+    "OpenMPTargetSpace",
+    "SYCLSharedUSMSpace",
+    "SYCLDeviceUSMSpace",
+)
+_space_members = [(n, i) for i, n in enumerate(_SPACE_NAMES)]
+if _BUILD["default_memory_space"] >= 0:
+    _space_members.append(("DefaultMemorySpace", _BUILD["default_memory_space"]))
+if _BUILD["default_host_memory_space"] >= 0:
+    _space_members.append(("DefaultHostMemorySpace", _BUILD["default_host_memory_space"]))
+memory_space = _Enum("memory_space", _space_members, module="kokkos")
+memory_space.__doc__ = "Kokkos memory spaces."
+
+layout = _Enum("layout", [("LayoutRight", 0), ("LayoutLeft", 1), ("LayoutStride", 2)], module="kokkos")
+layout.__doc__ = "Kokkos array layouts."
+
+
+class memory_trait(IntFlag):
+    """Kokkos memory traits; combine them with | as Kokkos::MemoryTraits."""
+
+    Managed = 0
+    Unmanaged = 1
+    RandomAccess = 2
+    Atomic = 4
+    Restrict = 8
+    Aligned = 16
+
+
+memory_trait.__module__ = "kokkos"
+
+_EXEC_NAMES = ("Serial", "Threads", "OpenMP", "Cuda", "HPX", "HIP", "SYCL", "OpenMPTarget")
+_device_members = [(n, i) for i, n in enumerate(_EXEC_NAMES)]
+if _BUILD["default_execution_space"] >= 0:
+    _device_members.append(("DefaultExecutionSpace", _BUILD["default_execution_space"]))
+if _BUILD["default_host_execution_space"] >= 0:
+    _device_members.append(("DefaultHostExecutionSpace", _BUILD["default_host_execution_space"]))
+device = _Enum("device", _device_members, module="kokkos")
+device.__doc__ = "Kokkos execution spaces (backends)."
+
+
+class Shape(tuple):
+    """A View's extents: a tuple that also equals the list the original
+    package returned (``view.shape == [2, 3]`` and ``== (2, 3)``), and prints
+    like that list."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        if isinstance(other, list):
+            other = tuple(other)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    __hash__ = tuple.__hash__
+
+    def __repr__(self):
+        return repr(list(self))
+
+
+_core._register_enums(
+    tuple(dtype(i) for i in range(len(_DTYPE_NAMES))),
+    tuple(memory_space(i) for i in range(len(_SPACE_NAMES))),
+    tuple(layout(i) for i in range(3)),
+    memory_trait,
+    Shape,
+)
+
+dtypes = tuple(dtype(i) for i in range(len(_DTYPE_NAMES)))
+memory_spaces = tuple(memory_space(i) for i in range(len(_SPACE_NAMES)))
+layouts = tuple(layout)
+memory_traits = (
+    memory_trait.Managed,
+    memory_trait.Unmanaged,
+    memory_trait.RandomAccess,
+    memory_trait.Atomic,
+    memory_trait.Restrict,
+    memory_trait.Aligned,
+)
+devices = tuple(device(i) for i in range(len(_EXEC_NAMES)))

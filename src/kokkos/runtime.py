@@ -1,0 +1,90 @@
+"""The Kokkos runtime from Python: initialize, finalize, fence, configuration.
+
+Kokkos can be initialized once per process and never again after finalize.
+Creating a View initializes Kokkos with defaults when the program has not;
+an atexit handler finalizes it if the program did not. Views alive at
+finalize are released first (Kokkos must free its memory before finalize);
+using one afterwards raises RuntimeError naming its label.
+"""
+
+import atexit
+import gc
+import sys
+
+from . import _core
+from ._types import _BUILD, _EXEC_NAMES, _SPACE_NAMES
+
+is_initialized = _core.is_initialized
+is_finalized = _core.is_finalized
+fence = _core.fence
+kokkos_version = _core.kokkos_version
+
+
+def initialize(
+    argv=None,
+    *,
+    num_threads=None,
+    device_id=None,
+    disable_warnings=None,
+    print_configuration=None,
+    tools_libs=None,
+    tools_args=None,
+):
+    """Initialize Kokkos.
+
+    ``argv`` defaults to ``sys.argv`` (Kokkos reads its ``--kokkos-*`` flags
+    there, as in the original package). The keywords map onto the installed
+    Kokkos' settings. Returns True if this call initialized Kokkos, False if it
+    already was initialized; raises RuntimeError after finalize.
+    """
+    if argv is None:
+        argv = list(sys.argv) if sys.argv and sys.argv[0] else ["python"]
+    elif isinstance(argv, str):
+        raise TypeError("kokkos.initialize(): argv must be a list of str, not a str")
+    else:
+        argv = list(argv)
+    return _core._initialize(
+        argv,
+        num_threads,
+        device_id,
+        disable_warnings,
+        print_configuration,
+        None if tools_libs is None else _join(tools_libs),
+        tools_args,
+    )
+
+
+def _join(libs):
+    if isinstance(libs, str):
+        return libs
+    return ";".join(str(x) for x in libs)
+
+
+def finalize():
+    """Finalize Kokkos. Live Views are released first."""
+    gc.collect()
+    _core.finalize()
+
+
+def print_configuration(detail=False, file=None):
+    """Print Kokkos' configuration (Kokkos::print_configuration)."""
+    print(_core._configuration(detail), end="", file=file if file is not None else sys.stdout)
+
+
+def enabled_backends():
+    """Names of the execution spaces (backends) in the installed Kokkos."""
+    return [name for name, on in zip(_EXEC_NAMES, _BUILD["exec_available"]) if on]
+
+
+def enabled_memory_spaces():
+    """Names of the memory spaces in the installed Kokkos."""
+    return [name for name, on in zip(_SPACE_NAMES, _BUILD["space_available"]) if on]
+
+
+@atexit.register
+def _finalize_at_exit():
+    if _core.is_initialized():
+        try:
+            finalize()
+        except Exception as exc:  # never let exit fail over it
+            sys.stderr.write(f"kokkos: finalize at exit failed: {exc}\n")

@@ -1,0 +1,254 @@
+"""The original pykokkos-base helpers: array construction, mirrors, copies,
+and name <-> enumeration conversions."""
+
+from . import _core
+from ._types import (
+    _BUILD,
+    _DTYPE_NAMES,
+    _EXEC_NAMES,
+    _SPACE_NAMES,
+    device,
+    dtype,
+    layout,
+    memory_space,
+    memory_trait,
+)
+
+View = _core.View
+DynRankView = _core.DynRankView
+deep_copy = _core.deep_copy
+
+max_concrete_rank = _core.max_rank
+"""Largest rank of a View (Kokkos' maximum, 8). DynRankViews go to 7."""
+
+_UNSET = object()
+
+
+# ---- enumerations <-> names --------------------------------------------------
+
+
+def _lookup(enum, canonical, value, what):
+    if isinstance(value, str):
+        try:
+            return enum[value]
+        except KeyError:
+            raise ValueError(f"unknown {what} {value!r}; known: {', '.join(enum.__members__)}") from None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be a name (str) or a kokkos {what} value, got {type(value).__name__}")
+    if not 0 <= int(value) < len(canonical):
+        raise ValueError(f"{int(value)} is not a valid {what} (0..{len(canonical) - 1})")
+    return canonical[int(value)]
+
+
+def get_dtype(value):
+    """Name -> kokkos.dtype member, or member / int -> canonical name."""
+    if isinstance(value, str):
+        return _lookup(dtype, _DTYPE_NAMES, value, "dtype")
+    return _lookup(dtype, _DTYPE_NAMES, value, "dtype")
+
+
+def get_memory_space(value):
+    """Name -> kokkos.memory_space member, or member / int -> name."""
+    return _lookup(memory_space, _SPACE_NAMES, value, "memory space")
+
+
+def get_layout(value):
+    """Name -> kokkos.layout member, or member / int -> name."""
+    return _lookup(layout, ("LayoutRight", "LayoutLeft", "LayoutStride"), value, "layout")
+
+
+_TRAIT_NAMES = ("Managed", "Unmanaged", "RandomAccess", "Atomic", "Restrict", "Aligned")
+
+
+def get_memory_trait(value):
+    """Name -> kokkos.memory_trait member, or member / int -> name."""
+    if isinstance(value, str):
+        try:
+            return memory_trait[value]
+        except KeyError:
+            raise ValueError(f"unknown memory trait {value!r}; known: {', '.join(_TRAIT_NAMES)}") from None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"memory trait must be a name or a kokkos.memory_trait, got {type(value).__name__}")
+    try:
+        return memory_trait(int(value)).name or str(memory_trait(int(value)))
+    except ValueError:
+        raise ValueError(f"{int(value)} is not a valid memory trait") from None
+
+
+def get_execution_space(value):
+    """Name -> kokkos.device member, or member / int -> name."""
+    return _lookup(device, _EXEC_NAMES, value, "execution space")
+
+
+def get_memory_space_available(space):
+    """True if the installed Kokkos has this memory space."""
+    return bool(_BUILD["space_available"][int(get_memory_space(space)) if isinstance(space, str) else int(space)])
+
+
+def get_host_accessible(space):
+    """True if host code can access memory of this space."""
+    return bool(_BUILD["space_host_accessible"][int(get_memory_space(space)) if isinstance(space, str) else int(space)])
+
+
+def get_execution_space_available(space):
+    """True if the installed Kokkos has this execution space (backend)."""
+    return bool(_BUILD["exec_available"][int(get_execution_space(space)) if isinstance(space, str) else int(space)])
+
+
+get_device_available = get_execution_space_available
+
+
+def get_layout_available(value):
+    """Every layout is always available (they are runtime values here)."""
+    get_layout(value)
+    return True
+
+
+def get_memory_trait_available(value):
+    """Every memory trait is always available (they are runtime values here)."""
+    get_memory_trait(value)
+    return True
+
+
+def convert_dtype(_dtype, _module=None):
+    """kokkos dtype -> the array module's scalar type (numpy.float64, ...)."""
+    name = _DTYPE_NAMES[int(get_dtype(_dtype))] if isinstance(_dtype, str) else get_dtype(_dtype)
+    if _module is None:
+        import numpy as _module
+    if name == "bool" and not hasattr(_module, "bool"):
+        name = "bool_"
+    return getattr(_module, name)
+
+
+def read_dtype(_dtype):
+    """A dtype from anything (numpy dtype, scalar type, name) -> kokkos dtype;
+    returns the input unchanged when it names no kokkos dtype."""
+    try:
+        return dtype(_dtype_index(_dtype))
+    except (TypeError, ValueError):
+        return _dtype
+
+
+def _dtype_index(obj):
+    # The core parses every accepted spelling; a throwaway rank-0 check is
+    # cheaper than duplicating its table here.
+    return _core._dtype_index(obj)
+
+
+# ---- construction ---------------------------------------------------------------
+
+
+def _is_host_space(space):
+    return _BUILD["space_host_accessible"][int(space)] and int(space) == int(memory_space.HostSpace)
+
+
+def _default_label(kind, dt, ndim, lay, space):
+    return f"{kind}<{_DTYPE_NAMES[dt]}{'*' * ndim}, {get_layout(lay)}, {get_memory_space(space)}>"
+
+
+def array(
+    shape_label_or_array,
+    shape=None,
+    label=None,
+    array=None,
+    dtype=_UNSET,
+    space=memory_space.HostSpace,
+    layout=_UNSET,
+    trait=memory_trait.Managed,
+    dynamic=False,
+    order=None,
+    copy=False,
+):
+    """Create a View, as pykokkos-base's ``kokkos.array``.
+
+    The first argument is a label (str), a shape (list or tuple) or an array
+    (anything with the buffer protocol or ``__array_interface__``, or a View).
+    Arrays are wrapped without copying (an Unmanaged View that keeps the array
+    alive) unless ``copy=True``, a different dtype / layout is asked for, or
+    the memory space is not HostSpace; then the data is copied into a new
+    Kokkos allocation.
+    """
+    if isinstance(shape_label_or_array, str) and label is None:
+        label = shape_label_or_array
+    elif isinstance(shape_label_or_array, (list, tuple)) and shape is None:
+        shape = list(shape_label_or_array)
+    elif array is None and not isinstance(shape_label_or_array, (str, list, tuple)):
+        array = shape_label_or_array
+
+    if order is not None:
+        if not isinstance(order, str) or order.upper() not in ("C", "F"):
+            raise ValueError(f"kokkos.array(): order must be 'C' or 'F', got {order!r}")
+        if layout is _UNSET:
+            layout = "LayoutRight" if order.upper() == "C" else "LayoutLeft"
+
+    space_id = _core._space_index(space)
+    traits = _core._trait_value(trait)
+
+    if array is not None:
+        return _from_array(array, label, dtype, space_id, layout, traits, dynamic, copy)
+
+    if shape is None:
+        raise TypeError("kokkos.array(): give a shape (list or tuple), a label and shape=, or an array")
+    if traits & memory_trait.Unmanaged:
+        raise ValueError(
+            "kokkos.array(): an Unmanaged View wraps existing memory; pass the array "
+            "(kokkos.array(ndarray, trait=kokkos.Unmanaged))"
+        )
+    dt = _dtype_index(float if dtype is _UNSET else dtype)
+    lay = 0 if layout is _UNSET else _core._layout_index(layout)
+    if label is None:
+        ndim = 1 if isinstance(shape, int) else len(shape)
+        label = _default_label("KokkosDynRankView" if dynamic else "KokkosView", dt, ndim, lay, space_id)
+    cls = DynRankView if dynamic else View
+    return cls(shape, dt, label=label, space=space_id, layout=lay, trait=traits)
+
+
+def _from_array(obj, label, dtype_arg, space_id, layout_arg, traits, dynamic, copy):
+    wrapped = _core._wrap(obj, False, label, dynamic, traits | memory_trait.Unmanaged)
+    want_dt = wrapped.dtype if dtype_arg is _UNSET else _dtype_index(dtype_arg)
+    want_layout = None if layout_arg is _UNSET else _core._layout_index(layout_arg)
+    needs_copy = (
+        copy
+        or int(want_dt) != int(wrapped.dtype)
+        or not _is_host_space(space_id)
+        or (want_layout is not None and want_layout != 2 and wrapped.ndim > 1 and want_layout != int(wrapped.layout))
+    )
+    if not needs_copy:
+        return wrapped
+    lay = want_layout if want_layout in (0, 1) else (1 if int(wrapped.layout) == 1 else 0)
+    cls = DynRankView if dynamic else View
+    if label is None:
+        label = _default_label("KokkosDynRankView" if dynamic else "KokkosView", int(want_dt), wrapped.ndim, lay, space_id)
+    out = cls(
+        tuple(wrapped.shape),
+        int(want_dt),
+        label=label,
+        space=space_id,
+        layout=lay,
+        trait=traits & ~memory_trait.Unmanaged,
+        initialize=False,
+    )
+    deep_copy(out, wrapped if int(want_dt) == int(wrapped.dtype) else obj)
+    return out
+
+
+def unmanaged_array(*args, **kwargs):
+    """Kept for compatibility: the same as kokkos.array (arrays are wrapped
+    without copying and kept alive)."""
+    return array(*args, **kwargs)
+
+
+def create_mirror(src, copy=False, space=None):
+    """Kokkos::create_mirror: a new host (or ``space``) View shaped like src."""
+    return src.create_mirror(copy=copy, space=space)
+
+
+def create_mirror_view(src, copy=False, space=None):
+    """Kokkos::create_mirror_view: src itself when the host (or ``space``) can
+    access it, else a new mirror."""
+    return src.create_mirror_view(copy=copy, space=space)
+
+
+def create_mirror_view_and_copy(space, src):
+    """Kokkos::create_mirror_view_and_copy(space, src)."""
+    return src.create_mirror_view(copy=True, space=space)
