@@ -410,7 +410,14 @@ extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t byt
     if (auto s = require_initialized(err)) return s;
     return with_space(space, err, [&](auto sp) -> kp_status {
       using S = decltype(sp);
-      void *p = Kokkos::kokkos_malloc<S>(label ? label : "", bytes);
+      void *p = nullptr;
+      try {
+        p = Kokkos::kokkos_malloc<S>(label ? label : "", bytes);
+      } catch (std::exception &e) {
+        // Kokkos reports a failed allocation with its own exception types,
+        // which differ between versions: all of them mean "out of memory".
+        return fail(err, KP_E_NOMEM, e.what());
+      }
       if (!p) return fail(err, KP_E_NOMEM, "Kokkos could not allocate the memory");
       if (zero) {
         Kokkos::View<unsigned char *, S, Kokkos::MemoryTraits<Kokkos::Unmanaged>> v(

@@ -160,6 +160,7 @@ typedef struct kp_owner {
   int registered;       /* in the finalize registry */
   Py_ssize_t exports;   /* buffers / capsules handed out of this memory */
   struct kp_owner *prev, *next;
+  PyObject *weakreflist;
 } kp_owner;
 
 extern PyType_Spec kp_owner_spec;
@@ -278,5 +279,7 @@ static inline int PyObject_GetOptionalAttrString_compat(PyObject *obj, const cha
 
 /* Publishes the C function table as kokkos._core._C_API; -1 with exception. */
 int kp_capi_add(PyObject *module);
+/* Adds the Kokkos Tools submodule kokkos._core._tools (tools.c); -1 on error. */
+int kp_tools_add(PyObject *module);
 
 #endif /* KOKKOS_PYTHON_CORE_H */

@@ -123,8 +123,6 @@ static PyObject *kp_py_initialize(PyObject *module, PyObject *const *args, Py_ss
                     "this process (Kokkos allows one initialize/finalize per process)");
     return NULL;
   }
-  if (kp_bridge_is_initialized()) Py_RETURN_FALSE;
-
   kp_init_settings settings = {-1, -1, -1, -1, NULL, NULL};
   if (kp_optional_int(args[1], "num_threads", &settings.num_threads) < 0 ||
       kp_optional_int(args[2], "device_id", &settings.device_id) < 0 ||
@@ -137,7 +135,7 @@ static PyObject *kp_py_initialize(PyObject *module, PyObject *const *args, Py_ss
   PyObject *seq = NULL;
   char **argv = NULL;
   Py_ssize_t argc = 0;
-  int rc = -1;
+  int rc = -1, already = 0;
   if (args[0] != Py_None) {
     seq = PySequence_Fast(args[0], "kokkos.initialize(): argv must be a sequence of str");
     if (!seq) return NULL;
@@ -158,12 +156,13 @@ static PyObject *kp_py_initialize(PyObject *module, PyObject *const *args, Py_ss
       if (!argv[i]) goto done;
     }
   }
-  rc = kp_initialize_with((int)argc, argv, &settings);
+  already = kp_bridge_is_initialized();
+  rc = already ? 0 : kp_initialize_with((int)argc, argv, &settings);
 done:
   PyMem_Free(argv);
   Py_XDECREF(seq);
   if (rc < 0) return NULL;
-  Py_RETURN_TRUE;
+  return PyBool_FromLong(!already);
 }
 
 static PyObject *kp_py_finalize(PyObject *module, PyObject *unused) {
@@ -367,6 +366,7 @@ static int kp_module_exec(PyObject *module) {
   if (PyModule_AddObjectRef(module, "Allocation", (PyObject *)st->allocation_type) < 0) return -1;
   if (PyModule_AddIntConstant(module, "max_rank", KP_MAX_RANK) < 0) return -1;
   if (kp_capi_add(module) < 0) return -1;
+  if (kp_tools_add(module) < 0) return -1;
   /* Kokkos runs the hook at finalize even if C++ code finalizes. */
   kp_error err = {{0}};
   if (kp_bridge_set_finalize_hook(kp_on_kokkos_finalize, &err) != KP_OK) return kp_raise_bridge(KP_E_KOKKOS, &err, "import kokkos");

@@ -18,6 +18,8 @@
  */
 #include "core.h"
 
+#include <structmember.h>
+
 static kp_owner *kp_registry = NULL;
 
 static void registry_add(kp_owner *o) {
@@ -82,6 +84,7 @@ static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *da
   o->registered = 0;
   o->exports = 0;
   o->prev = o->next = NULL;
+  o->weakreflist = NULL;
   PyObject_GC_Track(o);
   return o;
 }
@@ -153,6 +156,7 @@ static int owner_clear(kp_owner *o) {
 static void owner_dealloc(kp_owner *o) {
   PyTypeObject *tp = Py_TYPE(o);
   PyObject_GC_UnTrack(o);
+  if (o->weakreflist) PyObject_ClearWeakRefs((PyObject *)o);
   registry_remove(o);
   if (!o->released) {
     if (o->kind == KP_OWNER_KOKKOS && o->data) {
@@ -186,7 +190,9 @@ static PyGetSetDef owner_getset[] = {
     {"exporter", (getter)owner_get_exporter, NULL, "The Python object that owns foreign memory, or None.", NULL},
     {NULL}};
 
-static PyType_Slot owner_slots[] = {{Py_tp_dealloc, owner_dealloc},
+static PyMemberDef owner_members[] = {{"__weaklistoffset__", T_PYSSIZET, offsetof(kp_owner, weakreflist), READONLY}, {NULL}};
+
+static PyType_Slot owner_slots[] = {{Py_tp_members, owner_members},{Py_tp_dealloc, owner_dealloc},
                                     {Py_tp_traverse, owner_traverse},
                                     {Py_tp_clear, owner_clear},
                                     {Py_tp_repr, owner_repr},

@@ -1,0 +1,218 @@
+"""deep_copy between Views of every layout pair, from NumPy arrays, buffers,
+sequences and scalars; mirrors."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import kokkos
+from conftest import DTYPES, NP_DTYPES, SPACES, sample, shape_of
+
+
+def make(kind, dt, shape):
+    """A View of the given layout kind; 'stride' is a strided subview."""
+    if kind == "stride":
+        big = kokkos.array([s * 2 for s in shape] or [], dtype=dt)
+        return big[tuple(slice(None, None, 2) for _ in shape)] if shape else big
+    return kokkos.array(list(shape), dtype=dt, layout=kokkos.LayoutRight if kind == "right" else kokkos.LayoutLeft)
+
+
+KINDS = ["right", "left", "stride"]
+
+
+@pytest.mark.parametrize("src_kind", KINDS)
+@pytest.mark.parametrize("dst_kind", KINDS)
+@pytest.mark.parametrize("rank", [0, 1, 2, 3, 5, 8])
+@pytest.mark.parametrize("dt", DTYPES, ids=str)
+def test_view_to_view(dt, rank, dst_kind, src_kind):
+    shape = shape_of(rank)
+    src = make(src_kind, dt, shape)
+    dst = make(dst_kind, dt, shape)
+    ref = sample(NP_DTYPES[dt], shape, seed=rank)
+    np.asarray(src)[...] = ref
+    kokkos.deep_copy(dst, src)
+    np.testing.assert_array_equal(np.asarray(dst), ref)
+
+
+@pytest.mark.parametrize("layout", [kokkos.LayoutRight, kokkos.LayoutLeft])
+def test_transpose_copy_large(layout):
+    src = kokkos.array([300, 257], dtype=kokkos.float64)
+    ref = np.arange(300 * 257, dtype=np.float64).reshape(300, 257)
+    kokkos.deep_copy(src, ref)
+    dst = kokkos.array([300, 257], dtype=kokkos.float64, layout=kokkos.LayoutLeft)
+    kokkos.deep_copy(dst, src)
+    np.testing.assert_array_equal(np.asarray(dst), ref)
+    back = kokkos.array([300, 257], layout=layout)
+    back.deep_copy(dst)
+    np.testing.assert_array_equal(np.asarray(back), ref)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=str)
+def test_scalar_fill(dt):
+    v = kokkos.array([3, 4], dtype=dt)
+    one = NP_DTYPES[dt].type(1).item()
+    kokkos.deep_copy(v, one)
+    assert np.asarray(v).tolist() == np.full((3, 4), one, NP_DTYPES[dt]).tolist()
+    sub = v[:, 1]
+    kokkos.deep_copy(sub, 0)
+    assert np.asarray(v)[:, 1].tolist() == [0, 0, 0]
+    kokkos.deep_copy(v, NP_DTYPES[dt].type(0))
+    assert not np.asarray(v).any()
+
+
+def test_rank0_fill_and_copy():
+    v = kokkos.View(())
+    kokkos.deep_copy(v, 2.5)
+    assert v[()] == 2.5
+    w = kokkos.View((3,))
+    kokkos.deep_copy(w, v)
+    assert list(w) == [2.5, 2.5, 2.5]
+
+
+def test_from_numpy_and_buffers():
+    v = kokkos.array([2, 3], dtype=kokkos.int32)
+    kokkos.deep_copy(v, np.arange(6, dtype=np.int32).reshape(2, 3))
+    assert np.asarray(v).tolist() == [[0, 1, 2], [3, 4, 5]]
+    kokkos.deep_copy(v, np.arange(6, dtype=np.int64).reshape(2, 3) * 2)
+    assert v[1, 2] == 10
+    kokkos.deep_copy(v, [[1, 1, 1], [2, 2, 2]])
+    assert v[1, 0] == 2
+    kokkos.deep_copy(v, np.arange(6, dtype=np.int32).reshape(3, 2).T)
+    assert np.asarray(v).tolist() == [[0, 2, 4], [1, 3, 5]]
+    f = kokkos.array([4], dtype=kokkos.float64)
+    f.deep_copy(np.arange(4, dtype=np.float32))
+    assert list(f) == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_view_to_view_other_dtype():
+    a = kokkos.array([3], dtype=kokkos.int32)
+    kokkos.deep_copy(a, [1, 2, 3])
+    b = kokkos.array([3], dtype=kokkos.float64)
+    kokkos.deep_copy(b, a)
+    assert list(b) == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    "dst_shape,src,exc,match",
+    [
+        ((2, 3), np.zeros((3, 2)), ValueError, r"shapes differ: destination \(2, 3\), source \(3, 2\)"),
+        ((2,), np.zeros(3), ValueError, "shapes differ"),
+        ((2,), "abc", ValueError, "could not convert string"),
+        ((2,), object(), TypeError, "must be a string or a real number"),
+        ((2,), 1j, TypeError, "cannot store a complex"),
+    ],
+)
+def test_bad_copies(dst_shape, src, exc, match):
+    v = kokkos.array(list(dst_shape))
+    with pytest.raises(exc, match=match):
+        kokkos.deep_copy(v, src)
+
+
+def test_deep_copy_argument_errors():
+    with pytest.raises(TypeError, match="dst must be a kokkos View"):
+        kokkos.deep_copy(np.zeros(2), kokkos.View((2,)))
+    with pytest.raises(TypeError, match="exactly 2 arguments"):
+        kokkos.deep_copy(kokkos.View((2,)))
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        kokkos.deep_copy(kokkos.View((2,)), 1, bogus=2)
+    with pytest.raises(TypeError, match="exactly one argument"):
+        kokkos.View((2,)).deep_copy()
+    kokkos.deep_copy(dst=kokkos.View((2,)), src=1.0)
+
+
+def test_overlapping_self_copy_is_noop():
+    v = kokkos.array([4])
+    kokkos.deep_copy(v, [1, 2, 3, 4])
+    kokkos.deep_copy(v, v)
+    assert list(v) == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("layout", [kokkos.LayoutRight, kokkos.LayoutLeft])
+def test_mirrors(layout, dynamic):
+    a = kokkos.array("a", [3, 2], dtype=kokkos.float32, layout=layout, dynamic=dynamic)
+    kokkos.deep_copy(a, np.arange(6, dtype=np.float32).reshape(3, 2))
+    m = a.create_mirror()
+    assert m.label == "a_mirror" and m.layout == layout and m.dynamic == dynamic
+    assert m.space == kokkos.HostSpace and m.shape == a.shape
+    np.testing.assert_array_equal(np.asarray(m), np.asarray(a))
+    assert not np.shares_memory(np.asarray(m), np.asarray(a))
+    empty = kokkos.create_mirror(a)
+    assert not np.asarray(empty).any(), "free create_mirror defaults to copy=False"
+    kokkos.deep_copy(empty, a)
+    np.testing.assert_array_equal(np.asarray(empty), np.asarray(a))
+    mv = a.create_mirror_view()
+    assert mv is a, "a host View is its own mirror view"
+    assert kokkos.create_mirror_view(a) is a
+    assert a.create_mirror(copy=False, space=kokkos.HostSpace).shape == a.shape
+
+
+def test_mirror_of_strided_view():
+    a = kokkos.array([4, 4])
+    kokkos.deep_copy(a, np.arange(16.0).reshape(4, 4))
+    sub = a[::2, 1]
+    m = sub.create_mirror()
+    assert m.is_contiguous and list(m) == [1.0, 9.0]
+
+
+def test_mirror_argument_errors():
+    a = kokkos.View((2,))
+    with pytest.raises(TypeError, match="unexpected or repeated keyword"):
+        a.create_mirror(bogus=1)
+    with pytest.raises(ValueError, match="unknown memory space"):
+        a.create_mirror(space="Mars")
+
+
+def test_copies_release_the_gil():
+    big = kokkos.array([4_000_000])
+    other = kokkos.array([4_000_000])
+    ticks = []
+    stop = threading.Event()
+
+    def ticker():
+        while not stop.is_set():
+            ticks.append(1)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    try:
+        for _ in range(20):
+            kokkos.deep_copy(big, other)
+            kokkos.deep_copy(big, 1.0)
+    finally:
+        stop.set()
+        t.join()
+    assert ticks, "another thread ran while copies were in flight"
+    assert big[3_999_999] == 1.0
+
+
+def test_threads_create_copy_destroy():
+    errors = []
+
+    def work(seed):
+        try:
+            for i in range(200):
+                v = kokkos.array([64], dtype=kokkos.int64)
+                kokkos.deep_copy(v, np.full(64, seed + i))
+                m = v.create_mirror()
+                assert m[63] == seed + i
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k * 1000,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+@pytest.mark.parametrize("space", SPACES, ids=str)
+def test_copy_between_available_spaces(space):
+    a = kokkos.array([5], space=space)
+    host = kokkos.array([5])
+    kokkos.deep_copy(host, np.arange(5.0))
+    kokkos.deep_copy(a, host)
+    back = a.create_mirror_view(copy=True)
+    assert list(np.asarray(back)) == [0.0, 1.0, 2.0, 3.0, 4.0]

@@ -1,0 +1,215 @@
+"""Creating Views and reading their properties, for every dtype, rank,
+layout, trait and available memory space."""
+
+import sys
+
+import numpy as np
+import pytest
+
+import kokkos
+from conftest import DTYPES, LAYOUTS, NP_DTYPES, SPACES, TRAITS, shape_of
+
+
+@pytest.mark.parametrize("space", SPACES, ids=str)
+@pytest.mark.parametrize("layout", LAYOUTS, ids=str)
+@pytest.mark.parametrize("rank", range(0, 9))
+@pytest.mark.parametrize("dt", DTYPES, ids=str)
+def test_create_every_combination(dt, rank, layout, space):
+    shape = shape_of(rank)
+    v = kokkos.array("v", list(shape), dtype=dt, space=space, layout=layout)
+    assert isinstance(v, kokkos.View)
+    assert not v.dynamic
+    assert v.shape == shape and v.shape == list(shape)
+    assert v.ndim == v.rank == rank
+    assert v.dtype == dt
+    assert v.space == space and v.memory_space == space
+    assert v.label == "v"
+    assert v.size == int(np.prod(shape))
+    assert v.itemsize == NP_DTYPES[dt].itemsize
+    assert v.nbytes == v.size * v.itemsize
+    assert v.is_contiguous
+    if rank > 1:
+        assert v.layout == layout
+    if kokkos.get_host_accessible(space):
+        arr = np.asarray(v)
+        assert arr.shape == shape
+        assert arr.dtype == NP_DTYPES[dt]
+        assert not arr.any(), "new Views are zero-filled"
+        if layout == kokkos.LayoutLeft and rank > 1:
+            assert arr.flags.f_contiguous
+        else:
+            assert arr.flags.c_contiguous
+
+
+@pytest.mark.parametrize("trait", TRAITS, ids=str)
+@pytest.mark.parametrize("dt", DTYPES, ids=str)
+def test_traits(dt, trait):
+    v = kokkos.array([3, 2], dtype=dt, trait=trait)
+    assert v.trait == trait and v.memory_trait == trait
+    v[1, 1] = 1
+    assert v[1, 1] == 1
+
+
+def test_combined_traits():
+    v = kokkos.View((4,), trait=kokkos.RandomAccess | kokkos.Restrict)
+    assert v.trait == kokkos.RandomAccess | kokkos.Restrict
+    assert kokkos.RandomAccess in v.trait
+
+
+@pytest.mark.parametrize("rank", range(0, 8))
+def test_dyn_rank_view(rank):
+    shape = shape_of(rank)
+    v = kokkos.array(list(shape), dtype=kokkos.int32, dynamic=True)
+    assert isinstance(v, kokkos.DynRankView) and isinstance(v, kokkos.View)
+    assert v.dynamic and v.ndim == rank and v.shape == shape
+
+
+def test_dyn_rank_view_max_rank():
+    with pytest.raises(ValueError, match="rank 8 is larger than the maximum 7"):
+        kokkos.array([1] * 8, dynamic=True)
+    with pytest.raises(ValueError, match="rank 9 is larger than the maximum 8"):
+        kokkos.View([1] * 9)
+
+
+def test_view_constructor_forms():
+    a = kokkos.View((2, 3))
+    assert a.dtype == kokkos.float64 and a.label == "" and a.shape == (2, 3)
+    b = kokkos.View("lbl", [4])
+    assert b.label == "lbl" and b.shape == (4,)
+    c = kokkos.View(5, "int16", label="c", layout="LayoutLeft")
+    assert c.dtype == kokkos.int16 and c.shape == (5,)
+    d = kokkos.DynRankView([2, 2], np.complex64)
+    assert d.dtype == kokkos.complex64 and d.dynamic
+    e = kokkos.View([3], initialize=False)
+    assert e.shape == (3,)
+
+
+@pytest.mark.parametrize(
+    "spelling,expected",
+    [
+        (kokkos.double, kokkos.float64),
+        (kokkos.float, kokkos.float32),
+        (kokkos.int, kokkos.int32),
+        (kokkos.long, kokkos.int64),
+        (kokkos.unsigned, kokkos.uint32),
+        ("float64", kokkos.float64),
+        ("double", kokkos.float64),
+        ("<f4", kokkos.float32),
+        ("i8", kokkos.int64),
+        (np.float32, kokkos.float32),
+        (np.dtype("uint16"), kokkos.uint16),
+        (np.bool_, kokkos.bool),
+        (np.complex128, kokkos.complex128),
+        (float, kokkos.float64),
+        (int, kokkos.int64),
+        (bool, kokkos.bool),
+        (complex, kokkos.complex128),
+    ],
+)
+def test_dtype_spellings(spelling, expected):
+    assert kokkos.View((2,), spelling).dtype == expected
+
+
+def test_enum_members_are_module_attributes():
+    assert kokkos.double is kokkos.float64
+    assert kokkos.HostSpace == kokkos.memory_space.HostSpace
+    assert kokkos.DefaultHostMemorySpace == kokkos.HostSpace
+    assert kokkos.LayoutRight == 0 and kokkos.LayoutLeft == 1
+    assert str(kokkos.double) == "dtype.float64"
+    assert np.dtype(kokkos.float32) == np.float32
+    assert np.zeros(2, dtype=kokkos.int16).dtype == np.int16
+    assert len(kokkos.dtypes) == 13
+    assert kokkos.max_concrete_rank == 8
+
+
+@pytest.mark.parametrize(
+    "kwargs,exc,match",
+    [
+        (dict(shape=[-1]), ValueError, r"shape\[0\] must be >= 0, got -1"),
+        (dict(shape=[2, "a"]), TypeError, r"shape\[1\] must be an int"),
+        (dict(shape=[2.5]), TypeError, r"shape\[0\] must be an int"),
+        (dict(shape=[True]), TypeError, r"shape\[0\] must be an int"),
+        (dict(shape=[1] * 9), ValueError, "maximum 8"),
+        (dict(shape=[2], dtype="float128"), ValueError, "unknown dtype"),
+        (dict(shape=[2], dtype=np.float16), TypeError, "not supported"),
+        (dict(shape=[2], dtype=object()), TypeError, "cannot interpret"),
+        (dict(shape=[2], dtype=99), ValueError, "not a kokkos dtype"),
+        (dict(shape=[2], space="Nowhere"), ValueError, "unknown memory space"),
+        (dict(shape=[2], space=3.0), TypeError, "space must be"),
+        (dict(shape=[2], layout="Diagonal"), ValueError, "unknown layout"),
+        (dict(shape=[2], trait="Sticky"), ValueError, "unknown memory trait"),
+        (dict(shape=[2], trait=kokkos.Unmanaged), ValueError, "Unmanaged View wraps existing memory"),
+        (dict(shape=[2], label=3), TypeError, "label must be a str"),
+        (dict(shape=[2], label="a\0b"), ValueError, "NUL"),
+        (dict(shape=[2**62, 2**62]), ValueError, "more than"),
+        (dict(shape=[2**40, 2**40, 2**40]), ValueError, "more than"),
+    ],
+)
+def test_bad_construction(kwargs, exc, match):
+    shape = kwargs.pop("shape")
+    with pytest.raises(exc, match=match):
+        kokkos.View(shape, **kwargs)
+
+
+def test_unavailable_space():
+    missing = [s for s in kokkos.memory_spaces if not kokkos.get_memory_space_available(s)]
+    if not missing:
+        pytest.skip("every memory space is available")
+    with pytest.raises(RuntimeError, match="not enabled in the installed Kokkos"):
+        kokkos.array([2], space=missing[0])
+
+
+def test_huge_allocation_is_memory_error():
+    with pytest.raises(MemoryError):
+        kokkos.View([2**61 // 8], kokkos.uint8)
+
+
+def test_repr_and_misc_properties():
+    v = kokkos.array("field", [2, 3], dtype=kokkos.float32, layout=kokkos.LayoutLeft)
+    r = repr(v)
+    assert "label='field'" in r and "shape=(2, 3)" in r and "float32" in r and "LayoutLeft" in r
+    assert v.strides == (4, 8)
+    assert v.stride(0) == 1 and v.stride(1) == 2
+    assert v.extent(1) == 3 and v.extent(5) == 1
+    assert v.span() == 6 and v.span_is_contiguous()
+    assert v.data == np.asarray(v).__array_interface__["data"][0]
+    assert v.use_count() >= 1
+    assert v.host_accessible
+    with pytest.raises(IndexError, match="out of range"):
+        v.extent(-1)
+
+
+def test_default_label_names_the_type():
+    v = kokkos.array([2, 2], dtype=kokkos.int32)
+    assert v.label == "KokkosView<int32**, LayoutRight, HostSpace>"
+
+
+def test_shape_compares_with_lists_and_tuples():
+    v = kokkos.View((2, 3))
+    assert v.shape == (2, 3) and v.shape == [2, 3] and v.shape != [3, 2]
+    assert repr(v.shape) == "[2, 3]"
+    assert hash(v.shape) == hash((2, 3))
+    assert np.zeros(v.shape).shape == (2, 3)
+
+
+def test_import_does_not_import_numpy():
+    from conftest import run_python
+
+    r = run_python("import sys, kokkos; print('numpy' in sys.modules)")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "False"
+
+
+def test_refcounts_flat_on_creation():
+    import gc
+
+    for _ in range(10):
+        kokkos.View((3,))
+    gc.collect()
+    before = sys.getrefcount(kokkos.View)
+    for _ in range(1000):
+        v = kokkos.View((3,))
+        del v
+    gc.collect()
+    after = sys.getrefcount(kokkos.View)
+    assert after == before
