@@ -1,0 +1,22 @@
+# make example: set up (Kokkos, .venv, build) and run the seed's example
+# make test:    set up with test dependencies and run the whole test suite
+# make bench:   run the benchmarks
+.PHONY: setup example test bench clean
+
+setup:
+	bash scripts/setup.sh
+
+example:
+	bash scripts/setup.sh
+	bash examples/run.sh
+
+test:
+	bash scripts/setup.sh --test
+	.venv/bin/python -m pytest -q tests
+
+bench:
+	bash scripts/setup.sh
+	for b in bench/bench_*.py; do .venv/bin/python $$b; done
+
+clean:
+	rm -rf build .venv

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Sets up everything the project needs on a Debian machine, idempotently:
+#   1. a Kokkos (the user's via Kokkos_ROOT, one already installed, or the
+#      distribution's: libkokkos-dev where offered, else libtrilinos-kokkos-dev);
+#   2. a virtual environment in .venv with the build and test dependencies;
+#   3. the package itself, built incrementally in build/setup.
+# Usage: scripts/setup.sh [--test]   (--test also installs the test dependencies)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+want_test=0
+[ "${1:-}" = "--test" ] && want_test=1
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+have_kokkos() {
+  [ -n "${Kokkos_ROOT:-}" ] && return 0
+  for f in /usr/include/Kokkos_Core.hpp /usr/include/trilinos/Kokkos_Core.hpp /usr/local/include/Kokkos_Core.hpp; do
+    [ -f "$f" ] && return 0
+  done
+  return 1
+}
+
+if ! have_kokkos; then
+  echo "setup: no Kokkos found; installing it from the distribution"
+  export DEBIAN_FRONTEND=noninteractive
+  as_root apt-get update -q
+  pkg=libtrilinos-kokkos-dev
+  if apt-cache policy libkokkos-dev 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    pkg=libkokkos-dev
+  fi
+  as_root apt-get install -y -q "$pkg" g++ make
+fi
+
+py=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$py" -m venv .venv || { as_root apt-get install -y -q python3-venv && "$py" -m venv .venv; }
+fi
+pip=".venv/bin/python -m pip"
+
+stamp_deps() {
+  local name=$1; shift
+  local want="$*"
+  local file=".venv/.deps-$name"
+  if [ ! -f "$file" ] || [ "$(cat "$file")" != "$want" ]; then
+    $pip install -q --disable-pip-version-check $want
+    echo "$want" > "$file"
+  fi
+}
+stamp_deps build "scikit-build-core>=0.10 cmake>=3.18 ninja numpy"
+if [ "$want_test" = 1 ]; then
+  stamp_deps test "pytest hypothesis pybind11 nanobind"
+fi
+
+# Build and install; the build directory makes a rebuild incremental.
+$pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
+  -Cbuild-dir=build/setup "$root"
+.venv/bin/python -c "import kokkos; print('setup: kokkos', kokkos.__version__, 'with Kokkos', '.'.join(map(str, kokkos.kokkos_version())), kokkos.enabled_backends())"
