@@ -1,0 +1,62 @@
+# KokkosPythonPackage.cmake: installs what users' C and C++ modules build
+# against: the CMake package kokkos_python (find_package(kokkos_python)),
+# which hands them the public headers and the very Kokkos this package was
+# built with, and build.json, the same facts for `python -m kokkos`.
+#
+# Installed under the package: kokkos/share/cmake/kokkos_python/ and
+# kokkos/share/kokkos_python/build.json (headers: kokkos/include/).
+
+# The Kokkos headers and library the core was built with, whichever way
+# FindKokkosInstall found them.
+if(KOKKOS_PYTHON_KOKKOS_SOURCE MATCHES "^CMake package")
+  set(KP_CFG_KOKKOS_DIR "${Kokkos_DIR}")
+  find_path(KP_CFG_KOKKOS_INCLUDE_DIR Kokkos_Core.hpp
+    HINTS "${Kokkos_DIR}/../../../include" "${Kokkos_DIR}/../../include" "${Kokkos_DIR}/../include"
+    PATH_SUFFIXES kokkos trilinos NO_DEFAULT_PATH)
+  find_library(KP_CFG_KOKKOS_LIBRARY NAMES kokkoscore trilinos_kokkoscore
+    HINTS "${Kokkos_DIR}/../.." "${Kokkos_DIR}/.." "${Kokkos_DIR}/../../../lib" "${Kokkos_DIR}/../../../lib64"
+    NO_DEFAULT_PATH)
+else()
+  set(KP_CFG_KOKKOS_DIR "")
+  set(KP_CFG_KOKKOS_INCLUDE_DIR "${KOKKOS_PYTHON_INCLUDE_DIR}")
+  set(KP_CFG_KOKKOS_LIBRARY "${KOKKOS_PYTHON_CORE_LIBRARY}")
+endif()
+if(NOT KP_CFG_KOKKOS_INCLUDE_DIR)
+  set(KP_CFG_KOKKOS_INCLUDE_DIR "")
+endif()
+if(NOT KP_CFG_KOKKOS_LIBRARY)
+  set(KP_CFG_KOKKOS_LIBRARY "")
+endif()
+set(KP_CFG_KOKKOS_OPENMP OFF)
+if(KP_CFG_KOKKOS_INCLUDE_DIR AND EXISTS "${KP_CFG_KOKKOS_INCLUDE_DIR}/KokkosCore_config.h")
+  file(STRINGS "${KP_CFG_KOKKOS_INCLUDE_DIR}/KokkosCore_config.h" _kp_cfg_omp REGEX "^#define KOKKOS_ENABLE_OPENMP$")
+  if(_kp_cfg_omp)
+    set(KP_CFG_KOKKOS_OPENMP ON)
+  endif()
+endif()
+set(KP_CFG_KOKKOS_VERSION "${KOKKOS_PYTHON_KOKKOS_VERSION}")
+
+set(_kp_cfg_out "${CMAKE_CURRENT_BINARY_DIR}/kokkos_python_package")
+configure_file(cmake/kokkos_pythonConfig.cmake.in "${_kp_cfg_out}/kokkos_pythonConfig.cmake" @ONLY)
+include(CMakePackageConfigHelpers)
+write_basic_package_version_file("${_kp_cfg_out}/kokkos_pythonConfigVersion.cmake"
+  VERSION "${PROJECT_VERSION}" COMPATIBILITY SameMajorVersion ARCH_INDEPENDENT)
+if(KP_CFG_KOKKOS_OPENMP)
+  set(_kp_cfg_json_omp true)
+else()
+  set(_kp_cfg_json_omp false)
+endif()
+file(WRITE "${_kp_cfg_out}/build.json"
+"{
+  \"version\": \"${PROJECT_VERSION}\",
+  \"kokkos_version\": \"${KP_CFG_KOKKOS_VERSION}\",
+  \"kokkos_dir\": \"${KP_CFG_KOKKOS_DIR}\",
+  \"kokkos_include_dir\": \"${KP_CFG_KOKKOS_INCLUDE_DIR}\",
+  \"kokkos_library\": \"${KP_CFG_KOKKOS_LIBRARY}\",
+  \"kokkos_openmp\": ${_kp_cfg_json_omp},
+  \"cxx_standard\": 17
+}
+")
+install(FILES "${_kp_cfg_out}/kokkos_pythonConfig.cmake" "${_kp_cfg_out}/kokkos_pythonConfigVersion.cmake"
+  DESTINATION kokkos/share/cmake/kokkos_python)
+install(FILES "${_kp_cfg_out}/build.json" DESTINATION kokkos/share/kokkos_python)

@@ -1,0 +1,830 @@
+// kokkos_python.hpp: Kokkos::View and Kokkos::DynRankView to Python and back.
+//
+//   PyObject *obj = kokkos_python::to_python(view);          // new reference
+//   auto v = kokkos_python::from_python<Kokkos::View<double**>>(obj);
+//
+// Both directions share memory, never copy it, and share ownership:
+//
+// - to_python(view) returns a kokkos.View (a kokkos.DynRankView for a
+//   Kokkos::DynRankView) over the same memory. For a managed View it hands a
+//   heap copy of the Kokkos::View to Python; the allocation lives while
+//   either side holds it. Kokkos-owned memory must go before Kokkos
+//   finalizes, so at Kokkos::finalize (Python's or the application's) the
+//   heap copy is dropped and the Python View reads as released.
+// - from_python<ViewT>(obj) checks dtype, rank, layout (or strides), memory
+//   space, const-ness, static extents and alignment against ViewT and
+//   returns a ViewT of the same memory. The returned View is managed: its
+//   reference count keeps the Python owner of the memory (a kokkos
+//   Allocation: Kokkos memory, a NumPy array, ...) alive for as long as any
+//   copy of the View lives in C++. A View that came from C++ with exactly
+//   this type comes back as a copy of the original Kokkos::View.
+//
+// The user's module and the kokkos package must use one Kokkos library:
+// import() compares the Kokkos runtime both sides see and raises ImportError
+// otherwise. Every function needs the GIL. Errors are Python exceptions:
+// functions returning PyObject* / bool / int return nullptr / false / -1
+// with the exception set; from_python<ViewT>(obj) throws python_error.
+//
+// Kokkos 3.4 to 4.x. Memory spaces without a kokkos counterpart (scratch
+// spaces, AnonymousSpace) and element types without a kokkos dtype are
+// compile-time errors.
+#ifndef KOKKOS_PYTHON_HPP
+#define KOKKOS_PYTHON_HPP
+
+#include "kokkos_python.h"
+
+#include <Kokkos_Core.hpp>
+#include <Kokkos_DynRankView.hpp>
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+
+// Version of the C++ layer; part of every tag that crosses module lines.
+#define KOKKOS_PYTHON_CXX_VERSION 1
+
+namespace kokkos_python {
+
+// ---- errors ---------------------------------------------------------------
+
+// A Python exception taken out of the interpreter's error indicator, to
+// travel through C++ as an exception. restore() puts it back (so a CPython
+// function can `return nullptr`); what() is its message.
+class python_error : public std::exception {
+ public:
+  // Takes the current Python exception (the GIL must be held).
+  python_error() {
+    PyErr_Fetch(&m_type, &m_value, &m_traceback);
+    PyErr_NormalizeException(&m_type, &m_value, &m_traceback);
+    if (m_value) {
+      PyObject *s = PyObject_Str(m_value);
+      const char *c = s ? PyUnicode_AsUTF8(s) : nullptr;
+      m_what = c ? c : "Python error";
+      Py_XDECREF(s);
+      PyErr_Clear();
+    } else {
+      m_what = "unknown Python error";
+    }
+  }
+  python_error(const python_error &arg_other)
+      : m_type(arg_other.m_type), m_value(arg_other.m_value), m_traceback(arg_other.m_traceback),
+        m_what(arg_other.m_what) {
+    Py_XINCREF(m_type);
+    Py_XINCREF(m_value);
+    Py_XINCREF(m_traceback);
+  }
+  python_error &operator=(const python_error &) = delete;
+  ~python_error() override {
+    if (!m_type && !m_value && !m_traceback) return;
+    if (!Py_IsInitialized()) return;  // interpreter gone: leak rather than crash
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_XDECREF(m_type);
+    Py_XDECREF(m_value);
+    Py_XDECREF(m_traceback);
+    PyGILState_Release(g);
+  }
+  // Sets the Python error indicator to this exception (again); call once.
+  void restore() {
+    PyErr_Restore(m_type, m_value, m_traceback);
+    m_type = m_value = m_traceback = nullptr;
+  }
+  // The exception type (borrowed; nullptr after restore()).
+  PyObject *type() const noexcept { return m_type; }
+  const char *what() const noexcept override { return m_what.c_str(); }
+
+ private:
+  PyObject *m_type = nullptr;
+  PyObject *m_value = nullptr;
+  PyObject *m_traceback = nullptr;
+  std::string m_what;
+};
+
+// ---- the C API table ------------------------------------------------------
+
+namespace detail {
+inline const kokkos_python_api *&api_slot() noexcept {
+  static const kokkos_python_api *s_api = nullptr;
+  return s_api;
+}
+}  // namespace detail
+
+// Imports the kokkos package, fetches its C API and checks that this module
+// and the package share one Kokkos library. Returns 0, or -1 with
+// ImportError. Cheap after the first success; to_python / from_python call
+// it, and a module may call it in its init function to fail early.
+// module_name names the caller in the error message (may be nullptr).
+inline int import(const char *module_name = nullptr) noexcept {
+  if (detail::api_slot()) return 0;
+  auto *api = static_cast<const kokkos_python_api *>(PyCapsule_Import(KOKKOS_PYTHON_API_CAPSULE, 0));
+  if (!api) return -1;
+  if (api->version < KOKKOS_PYTHON_API_VERSION) {
+    PyErr_Format(PyExc_ImportError,
+                 "kokkos._core provides C API version %u, but %s was built against version %d: upgrade the "
+                 "kokkos package",
+                 static_cast<unsigned>(api->version), module_name ? module_name : "this module",
+                 KOKKOS_PYTHON_API_VERSION);
+    return -1;
+  }
+  if (api->check_runtime(reinterpret_cast<const void *>(&Kokkos::is_initialized), KOKKOS_VERSION, module_name) < 0)
+    return -1;
+  detail::api_slot() = api;
+  return 0;
+}
+
+// The table, or nullptr before a successful import().
+inline const kokkos_python_api *api() noexcept { return detail::api_slot(); }
+
+// True if obj is a kokkos.View (a DynRankView included). Never fails.
+inline bool is_view(PyObject *obj) noexcept {
+  if (import() < 0) {
+    PyErr_Clear();
+    return false;
+  }
+  return obj && api()->is_view(obj);
+}
+
+namespace detail {
+
+// ---- compile-time facts about View types ------------------------------------
+
+template <class T>
+struct dependent_false : std::false_type {};
+
+template <class T, class = void>
+struct dtype_of {
+  static constexpr int value = -1;
+};
+template <>
+struct dtype_of<bool> {
+  static constexpr int value = KOKKOS_PYTHON_BOOL;
+};
+template <class T>
+struct dtype_of<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
+  static constexpr int value =
+      std::is_signed_v<T>
+          ? (sizeof(T) == 1   ? KOKKOS_PYTHON_INT8
+             : sizeof(T) == 2 ? KOKKOS_PYTHON_INT16
+             : sizeof(T) == 4 ? KOKKOS_PYTHON_INT32
+             : sizeof(T) == 8 ? KOKKOS_PYTHON_INT64
+                              : -1)
+          : (sizeof(T) == 1   ? KOKKOS_PYTHON_UINT8
+             : sizeof(T) == 2 ? KOKKOS_PYTHON_UINT16
+             : sizeof(T) == 4 ? KOKKOS_PYTHON_UINT32
+             : sizeof(T) == 8 ? KOKKOS_PYTHON_UINT64
+                              : -1);
+};
+template <>
+struct dtype_of<float> {
+  static constexpr int value = KOKKOS_PYTHON_FLOAT32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr int value = KOKKOS_PYTHON_FLOAT64;
+};
+template <>
+struct dtype_of<Kokkos::complex<float>> {
+  static constexpr int value = KOKKOS_PYTHON_COMPLEX64;
+};
+template <>
+struct dtype_of<Kokkos::complex<double>> {
+  static constexpr int value = KOKKOS_PYTHON_COMPLEX128;
+};
+template <>
+struct dtype_of<std::complex<float>> {
+  static constexpr int value = KOKKOS_PYTHON_COMPLEX64;
+};
+template <>
+struct dtype_of<std::complex<double>> {
+  static constexpr int value = KOKKOS_PYTHON_COMPLEX128;
+};
+
+template <class Space>
+struct space_of {
+  static constexpr int value = -1;
+};
+template <>
+struct space_of<Kokkos::HostSpace> {
+  static constexpr int value = KOKKOS_PYTHON_HOST_SPACE;
+};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct space_of<Kokkos::CudaSpace> {
+  static constexpr int value = KOKKOS_PYTHON_CUDA_SPACE;
+};
+template <>
+struct space_of<Kokkos::CudaUVMSpace> {
+  static constexpr int value = KOKKOS_PYTHON_CUDA_UVM_SPACE;
+};
+template <>
+struct space_of<Kokkos::CudaHostPinnedSpace> {
+  static constexpr int value = KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE;
+};
+#endif
+#if defined(KOKKOS_ENABLE_HBWSPACE)
+template <>
+struct space_of<Kokkos::Experimental::HBWSpace> {
+  static constexpr int value = KOKKOS_PYTHON_HBW_SPACE;
+};
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+#if KOKKOS_VERSION >= 40000
+template <>
+struct space_of<Kokkos::HIPSpace> {
+  static constexpr int value = KOKKOS_PYTHON_HIP_SPACE;
+};
+template <>
+struct space_of<Kokkos::HIPHostPinnedSpace> {
+  static constexpr int value = KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE;
+};
+#else
+template <>
+struct space_of<Kokkos::Experimental::HIPSpace> {
+  static constexpr int value = KOKKOS_PYTHON_HIP_SPACE;
+};
+template <>
+struct space_of<Kokkos::Experimental::HIPHostPinnedSpace> {
+  static constexpr int value = KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE;
+};
+#endif
+#endif
+#if defined(KOKKOS_ENABLE_OPENMPTARGET)
+template <>
+struct space_of<Kokkos::Experimental::OpenMPTargetSpace> {
+  static constexpr int value = KOKKOS_PYTHON_OPENMP_TARGET_SPACE;
+};
+#endif
+#if defined(KOKKOS_ENABLE_SYCL)
+#if KOKKOS_VERSION >= 40500
+template <>
+struct space_of<Kokkos::SYCLSharedUSMSpace> {
+  static constexpr int value = KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE;
+};
+template <>
+struct space_of<Kokkos::SYCLDeviceUSMSpace> {
+  static constexpr int value = KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE;
+};
+#else
+template <>
+struct space_of<Kokkos::Experimental::SYCLSharedUSMSpace> {
+  static constexpr int value = KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE;
+};
+template <>
+struct space_of<Kokkos::Experimental::SYCLDeviceUSMSpace> {
+  static constexpr int value = KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE;
+};
+#endif
+#endif
+
+template <class Layout>
+struct layout_of {
+  static constexpr int value = -1;
+};
+template <>
+struct layout_of<Kokkos::LayoutRight> {
+  static constexpr int value = KOKKOS_PYTHON_LAYOUT_RIGHT;
+};
+template <>
+struct layout_of<Kokkos::LayoutLeft> {
+  static constexpr int value = KOKKOS_PYTHON_LAYOUT_LEFT;
+};
+template <>
+struct layout_of<Kokkos::LayoutStride> {
+  static constexpr int value = KOKKOS_PYTHON_LAYOUT_STRIDE;
+};
+
+template <class Traits>
+constexpr uint32_t trait_flags() {
+  return (Traits::is_unmanaged ? uint32_t(KOKKOS_PYTHON_UNMANAGED) : 0u) |
+         (Traits::is_random_access ? uint32_t(KOKKOS_PYTHON_RANDOM_ACCESS) : 0u) |
+         (Traits::is_atomic ? uint32_t(KOKKOS_PYTHON_ATOMIC) : 0u) | (Traits::is_restrict ? uint32_t(KOKKOS_PYTHON_RESTRICT) : 0u) |
+         (Traits::is_aligned ? uint32_t(KOKKOS_PYTHON_ALIGNED) : 0u);
+}
+
+template <class T>
+struct is_view_type : std::false_type {};
+template <class D, class... P>
+struct is_view_type<Kokkos::View<D, P...>> : std::true_type {};
+template <class D, class... P>
+struct is_view_type<Kokkos::DynRankView<D, P...>> : std::true_type {};
+
+// What kokkos_python needs to know about a View type.
+template <class ViewT>
+struct view_info {
+  static_assert(is_view_type<ViewT>::value, "kokkos_python converts Kokkos::View and Kokkos::DynRankView only");
+  static constexpr bool dynamic = Kokkos::is_dyn_rank_view<ViewT>::value;
+  using value_type = typename ViewT::value_type;
+  using element_type = typename ViewT::non_const_value_type;
+  using array_layout = typename ViewT::array_layout;
+  using memory_space = typename ViewT::memory_space;
+  using memory_traits = typename ViewT::memory_traits;
+  using pointer_type = typename ViewT::pointer_type;
+  static constexpr bool is_const = std::is_const_v<value_type>;
+  static constexpr int dtype = dtype_of<element_type>::value;
+  static constexpr int space = space_of<memory_space>::value;
+  static constexpr int layout = layout_of<array_layout>::value;
+  static constexpr uint32_t traits = trait_flags<memory_traits>();
+  static_assert(dtype >= 0,
+                "kokkos_python: this View's element type has no kokkos dtype (use bool, int8..int64, uint8..uint64, "
+                "float, double, Kokkos::complex<float> or Kokkos::complex<double>)");
+  static_assert(space >= 0,
+                "kokkos_python: this View's memory space has no kokkos counterpart (scratch and anonymous spaces "
+                "cannot go to Python)");
+  static_assert(layout >= 0, "kokkos_python: only LayoutRight, LayoutLeft and LayoutStride Views go to Python");
+};
+
+// Rank known at compile time (View) or its limit (DynRankView: 7).
+template <class ViewT, bool Dynamic = Kokkos::is_dyn_rank_view<ViewT>::value>
+struct static_rank {
+  static constexpr int value = static_cast<int>(ViewT::traits::rank);
+  static constexpr int dynamic_extents = static_cast<int>(ViewT::traits::rank_dynamic);
+};
+template <class ViewT>
+struct static_rank<ViewT, true> {
+  static constexpr int value = KOKKOS_PYTHON_MAX_DYN_RANK;
+  static constexpr int dynamic_extents = KOKKOS_PYTHON_MAX_DYN_RANK;
+};
+
+template <class ViewT>
+int rank_of(const ViewT &arg_view) {
+  if constexpr (view_info<ViewT>::dynamic)
+    return static_cast<int>(arg_view.rank());
+  else
+    return static_rank<ViewT>::value;
+}
+
+// The View underneath a DynRankView (it holds the tracker).
+template <class ViewT>
+const auto &underlying(const ViewT &arg_view) {
+  if constexpr (view_info<ViewT>::dynamic)
+    return arg_view.ConstDownCast();
+  else
+    return arg_view;
+}
+
+// ---- names for messages -------------------------------------------------------
+
+inline const char *dtype_name(int arg_dtype) {
+  static const char *const names[] = {"int8",    "int16",   "int32",   "int64",     "uint8",      "uint16", "uint32",
+                                      "uint64",  "float32", "float64", "complex64", "complex128", "bool"};
+  return arg_dtype >= 0 && arg_dtype < KOKKOS_PYTHON_DTYPE_COUNT ? names[arg_dtype] : "?";
+}
+inline const char *space_name(int arg_space) {
+  static const char *const names[] = {"HostSpace",          "CudaSpace",          "CudaUVMSpace",
+                                      "CudaHostPinnedSpace", "HBWSpace",          "HIPSpace",
+                                      "HIPHostPinnedSpace",  "OpenMPTargetSpace", "SYCLSharedUSMSpace",
+                                      "SYCLDeviceUSMSpace"};
+  return arg_space >= 0 && arg_space < KOKKOS_PYTHON_SPACE_COUNT ? names[arg_space] : "?";
+}
+inline const char *layout_name(int arg_layout) {
+  static const char *const names[] = {"LayoutRight", "LayoutLeft", "LayoutStride"};
+  return arg_layout >= 0 && arg_layout <= 2 ? names[arg_layout] : "?";
+}
+
+// "Kokkos::View<const float64**, LayoutRight, HostSpace, RandomAccess>"
+template <class ViewT>
+std::string type_name() {
+  using info = view_info<ViewT>;
+  std::string s = info::dynamic ? "Kokkos::DynRankView<" : "Kokkos::View<";
+  if (info::is_const) s += "const ";
+  s += dtype_name(info::dtype);
+  if constexpr (!info::dynamic) {
+    for (int r = 0; r < static_rank<ViewT>::value; ++r) {
+      if (r < static_rank<ViewT>::dynamic_extents)
+        s += "*";
+      else
+        s += "[" + std::to_string(ViewT::static_extent(static_cast<unsigned>(r))) + "]";
+    }
+  }
+  s += ", ";
+  s += layout_name(info::layout);
+  s += ", ";
+  s += space_name(info::space);
+  static const char *const trait_names[] = {"Unmanaged", "RandomAccess", "Atomic", "Restrict", "Aligned"};
+  for (int b = 0; b < 5; ++b)
+    if (info::traits & (1u << b)) {
+      s += ", ";
+      s += trait_names[b];
+    }
+  s += ">";
+  return s;
+}
+
+// ---- C++ -> Python ------------------------------------------------------------------
+
+// Describes arg_view; arg_label must outlive arg_desc's use.
+template <class ViewT>
+void describe(const ViewT &arg_view, const std::string &arg_label, kokkos_python_view_desc &arg_desc) {
+  using info = view_info<ViewT>;
+  std::memset(&arg_desc, 0, sizeof arg_desc);
+  const int rank = rank_of(arg_view);
+  size_t strides[KOKKOS_PYTHON_MAX_RANK + 1] = {};
+  arg_view.stride(strides);
+  arg_desc.data = const_cast<void *>(static_cast<const void *>(arg_view.data()));
+  arg_desc.rank = rank;
+  arg_desc.dtype = info::dtype;
+  arg_desc.space = info::space;
+  arg_desc.layout = info::layout;
+  arg_desc.traits = info::traits;
+  arg_desc.readonly = info::is_const ? 1 : 0;
+  arg_desc.dynamic = info::dynamic ? 1 : 0;
+  for (int r = 0; r < rank; ++r) {
+    arg_desc.extents[r] = static_cast<int64_t>(arg_view.extent(static_cast<unsigned>(r)));
+    arg_desc.strides[r] = static_cast<int64_t>(strides[r]);
+  }
+  arg_desc.label = arg_label.c_str();
+}
+
+// The heap copy of a Kokkos::View that a Python View owns. Its tag names the
+// exact View type (and this header's version), so from_python in any module
+// recognizes it and returns the original View.
+template <class ViewT, int Version = KOKKOS_PYTHON_CXX_VERSION>
+struct view_holder {
+  ViewT m_view;
+  explicit view_holder(const ViewT &arg_view) : m_view(arg_view) {}
+  static const char *tag() noexcept { return typeid(view_holder).name(); }
+  static void release(void *arg_ctx) noexcept { delete static_cast<view_holder *>(arg_ctx); }
+};
+
+// The Kokkos allocation record behind a View that wraps Python memory:
+// while a View holds it, it holds a reference to the memory's Python owner.
+// Kokkos calls deallocate when the last View referencing it goes. The
+// version parameter keeps records of different header versions apart.
+template <int Version>
+class python_record_t final : public Kokkos::Impl::SharedAllocationRecord<void, void> {
+  using base = Kokkos::Impl::SharedAllocationRecord<void, void>;
+  using header = Kokkos::Impl::SharedAllocationHeader;
+
+ public:
+  // Steals arg_owner (a new reference).
+  python_record_t(PyObject *arg_owner, const std::string &arg_label)
+      : base(
+#if defined(KOKKOS_ENABLE_DEBUG)
+            &debug_root(),
+#endif
+            reinterpret_cast<header *>(m_header), sizeof(header), &python_record_t::deallocate
+#if KOKKOS_VERSION >= 30600
+            ,
+            arg_label
+#endif
+            ),
+        m_owner(arg_owner), m_label(arg_label) {
+    // The header Kokkos reads labels from: the record, then the label.
+    base *self = this;
+    std::memcpy(m_header, &self, sizeof self);
+    const size_t room = sizeof(header) - sizeof self - 1;
+    const size_t n = arg_label.size() < room ? arg_label.size() : room;
+    std::memcpy(m_header + sizeof self, arg_label.data(), n);
+    m_header[sizeof self + n] = 0;
+  }
+  ~python_record_t() override {
+    if (!m_owner || !Py_IsInitialized()) return;  // interpreter gone: leak rather than crash
+    if (PyGILState_Check()) {
+      Py_DECREF(m_owner);
+      return;
+    }
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_DECREF(m_owner);
+    PyGILState_Release(g);
+  }
+  std::string get_label() const override { return m_label; }
+  // The Python owner (borrowed).
+  PyObject *owner() const noexcept { return m_owner; }
+
+  // The record behind arg_view when it is one of ours, else nullptr.
+  template <class ViewT>
+  static const python_record_t *of(const ViewT &arg_view) noexcept {
+    auto *rec = underlying(arg_view).impl_track().template get_record<void>();
+    return rec ? dynamic_cast<const python_record_t *>(rec) : nullptr;
+  }
+
+ private:
+  static void deallocate(base *arg_record) { delete static_cast<python_record_t *>(arg_record); }
+#if defined(KOKKOS_ENABLE_DEBUG)
+  static base &debug_root() {
+    static base s_root;
+    return s_root;
+  }
+#endif
+  alignas(alignof(void *)) unsigned char m_header[sizeof(header)] = {};
+  PyObject *m_owner;
+  std::string m_label;
+};
+using python_record = python_record_t<KOKKOS_PYTHON_CXX_VERSION>;
+
+template <class ViewT>
+bool is_managed(const ViewT &arg_view) noexcept {
+  return underlying(arg_view).impl_track().template get_record<void>() != nullptr;
+}
+
+// ---- Python -> C++ ----------------------------------------------------------------
+
+template <class Layout>
+Layout make_layout(const kokkos_python_view_desc &arg_desc) {
+  Layout layout;  // unused extents stay KOKKOS_INVALID_INDEX (rank deduction)
+  for (int r = 0; r < arg_desc.rank; ++r) {
+    layout.dimension[r] = static_cast<size_t>(arg_desc.extents[r]);
+    if constexpr (std::is_same_v<Layout, Kokkos::LayoutStride>) layout.stride[r] = static_cast<size_t>(arg_desc.strides[r]);
+  }
+  return layout;
+}
+
+inline bool strides_are(const kokkos_python_view_desc &arg_desc, int arg_layout) {
+  int64_t expect = 1;
+  for (int i = 0; i < arg_desc.rank; ++i)
+    if (arg_desc.extents[i] == 0) return true;  // empty: any strides describe it
+  for (int i = 0; i < arg_desc.rank; ++i) {
+    const int r = arg_layout == KOKKOS_PYTHON_LAYOUT_LEFT ? i : arg_desc.rank - 1 - i;
+    if (arg_desc.extents[r] != 1 && arg_desc.strides[r] != expect) return false;
+    expect *= arg_desc.extents[r];
+  }
+  return true;
+}
+
+inline std::string strides_text(const kokkos_python_view_desc &arg_desc) {
+  std::string s = "(";
+  for (int r = 0; r < arg_desc.rank; ++r) {
+    if (r) s += ", ";
+    s += std::to_string(arg_desc.strides[r]);
+  }
+  return s + (arg_desc.rank == 1 ? ",)" : ")");
+}
+
+// Sets a Python exception and returns false when the View described by
+// arg_desc cannot be seen as a ViewT.
+template <class ViewT>
+bool check(const kokkos_python_view_desc &arg_desc) {
+  using info = view_info<ViewT>;
+  const std::string want = type_name<ViewT>();
+  const char *label = arg_desc.label ? arg_desc.label : "";
+  if (arg_desc.dtype != info::dtype) {
+    PyErr_Format(PyExc_TypeError, "kokkos_python::from_python: View '%s' holds %s, but %s needs %s", label,
+                 dtype_name(arg_desc.dtype), want.c_str(), dtype_name(info::dtype));
+    return false;
+  }
+  if constexpr (info::dynamic) {
+    if (arg_desc.rank > KOKKOS_PYTHON_MAX_DYN_RANK) {
+      PyErr_Format(PyExc_TypeError,
+                   "kokkos_python::from_python: View '%s' has rank %d, but a Kokkos::DynRankView holds rank 0..%d",
+                   label, static_cast<int>(arg_desc.rank), KOKKOS_PYTHON_MAX_DYN_RANK);
+      return false;
+    }
+  } else if (arg_desc.rank != static_rank<ViewT>::value) {
+    PyErr_Format(PyExc_TypeError, "kokkos_python::from_python: View '%s' has rank %d, but %s has rank %d", label,
+                 static_cast<int>(arg_desc.rank), want.c_str(), static_rank<ViewT>::value);
+    return false;
+  }
+  if (arg_desc.space != info::space) {
+    PyErr_Format(PyExc_TypeError,
+                 "kokkos_python::from_python: View '%s' lives in %s, but %s needs %s (copy it with "
+                 "kokkos.deep_copy into a View of that space)",
+                 label, space_name(arg_desc.space), want.c_str(), space_name(info::space));
+    return false;
+  }
+  if (arg_desc.readonly && !info::is_const) {
+    PyErr_Format(PyExc_TypeError,
+                 "kokkos_python::from_python: View '%s' is read-only, but %s would write to it; take a View of "
+                 "const %s or pass writable memory",
+                 label, want.c_str(), dtype_name(info::dtype));
+    return false;
+  }
+  if constexpr (info::layout == KOKKOS_PYTHON_LAYOUT_STRIDE) {
+    for (int r = 0; r < arg_desc.rank; ++r)
+      if (arg_desc.strides[r] < 0) {
+        PyErr_Format(PyExc_TypeError,
+                     "kokkos_python::from_python: View '%s' has a negative stride %s; Kokkos::LayoutStride needs "
+                     "strides >= 0 (copy it first)",
+                     label, strides_text(arg_desc).c_str());
+        return false;
+      }
+  } else if (!strides_are(arg_desc, info::layout)) {
+    PyErr_Format(PyExc_TypeError,
+                 "kokkos_python::from_python: View '%s' has strides %s (in elements), which are not contiguous "
+                 "%s; %s needs them: take Kokkos::LayoutStride or pass a contiguous copy",
+                 label, strides_text(arg_desc).c_str(), layout_name(info::layout), want.c_str());
+    return false;
+  }
+  if constexpr (!info::dynamic) {
+    for (int r = static_rank<ViewT>::dynamic_extents; r < static_rank<ViewT>::value; ++r) {
+      const auto n = static_cast<int64_t>(ViewT::static_extent(static_cast<unsigned>(r)));
+      if (arg_desc.extents[r] != n) {
+        PyErr_Format(PyExc_ValueError, "kokkos_python::from_python: View '%s' has extent %lld in dimension %d, but %s fixes it to %lld",
+                     label, static_cast<long long>(arg_desc.extents[r]), r, want.c_str(), static_cast<long long>(n));
+        return false;
+      }
+    }
+  }
+  const auto address = reinterpret_cast<uintptr_t>(arg_desc.data);
+  if (address % alignof(typename info::element_type) != 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "kokkos_python::from_python: View '%s' data at %p is not aligned for %s (%zu bytes); pass an "
+                 "aligned copy",
+                 label, arg_desc.data, dtype_name(info::dtype), alignof(typename info::element_type));
+    return false;
+  }
+  if (info::traits & KOKKOS_PYTHON_ALIGNED && address % KOKKOS_MEMORY_ALIGNMENT != 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "kokkos_python::from_python: View '%s' data at %p is not aligned to %d bytes, which the Aligned "
+                 "memory trait of %s requires",
+                 label, arg_desc.data, KOKKOS_MEMORY_ALIGNMENT, want.c_str());
+    return false;
+  }
+  return true;
+}
+
+template <class ViewT>
+bool same_geometry(const ViewT &arg_view, const kokkos_python_view_desc &arg_desc) {
+  if (static_cast<const void *>(arg_view.data()) != arg_desc.data) return false;
+  if (rank_of(arg_view) != arg_desc.rank) return false;
+  size_t strides[KOKKOS_PYTHON_MAX_RANK + 1] = {};
+  arg_view.stride(strides);
+  for (int r = 0; r < arg_desc.rank; ++r) {
+    if (static_cast<int64_t>(arg_view.extent(static_cast<unsigned>(r))) != arg_desc.extents[r]) return false;
+    if (arg_desc.extents[r] > 1 && static_cast<int64_t>(strides[r]) != arg_desc.strides[r]) return false;
+  }
+  return true;
+}
+
+// A View of ViewT's kind over arg_desc's memory, tracked by arg_track (may
+// be empty: then unmanaged).
+template <class ViewT>
+ViewT make_view(const kokkos_python_view_desc &arg_desc, const Kokkos::Impl::SharedAllocationTracker &arg_track,
+                bool arg_tracked) {
+  using info = view_info<ViewT>;
+  auto ptr = static_cast<typename info::pointer_type>(arg_desc.data);
+  auto layout = make_layout<typename info::array_layout>(arg_desc);
+  ViewT raw(ptr, layout);
+  if (!arg_tracked) return raw;
+  return ViewT(arg_track, raw.impl_map());
+}
+
+// DynRankView: build a View of the runtime rank, then convert.
+template <class ViewT, int Rank>
+struct ranked {
+  using type = typename ranked<ViewT, Rank - 1>::type *;
+};
+template <class ViewT>
+struct ranked<ViewT, 0> {
+  using type = typename ViewT::value_type;
+};
+
+template <class ViewT, int Rank>
+ViewT make_dyn_rank_view(const kokkos_python_view_desc &arg_desc,
+                         const Kokkos::Impl::SharedAllocationTracker &arg_track, bool arg_tracked) {
+  if constexpr (Rank > KOKKOS_PYTHON_MAX_DYN_RANK) {
+    return ViewT();
+  } else {
+    if (arg_desc.rank != Rank) return make_dyn_rank_view<ViewT, Rank + 1>(arg_desc, arg_track, arg_tracked);
+    using view_r = Kokkos::View<typename ranked<ViewT, Rank>::type, typename ViewT::array_layout,
+                                typename ViewT::device_type, typename ViewT::memory_traits>;
+    return ViewT(make_view<view_r>(arg_desc, arg_track, arg_tracked));
+  }
+}
+
+template <class ViewT>
+ViewT build(const kokkos_python_view_desc &arg_desc, const Kokkos::Impl::SharedAllocationTracker &arg_track,
+            bool arg_tracked) {
+  if constexpr (view_info<ViewT>::dynamic)
+    return make_dyn_rank_view<ViewT, 0>(arg_desc, arg_track, arg_tracked);
+  else
+    return make_view<ViewT>(arg_desc, arg_track, arg_tracked);
+}
+
+}  // namespace detail
+
+// ---- public conversions ----------------------------------------------------------------
+
+// New reference to a kokkos.View (kokkos.DynRankView for a DynRankView) over
+// arg_view's memory whose lifetime arg_owner guarantees (a new reference to
+// it is taken); for Unmanaged Views whose memory some Python object owns.
+// nullptr with an exception on failure.
+template <class ViewT>
+PyObject *to_python(const ViewT &arg_view, PyObject *arg_owner) noexcept {
+  if (import() < 0) return nullptr;
+  try {
+    const std::string label = arg_view.label();
+    kokkos_python_view_desc desc;
+    detail::describe(arg_view, label, desc);
+    if (!detail::is_managed(arg_view)) desc.traits |= KOKKOS_PYTHON_UNMANAGED;
+    return api()->view_from_owner(&desc, arg_owner ? arg_owner : Py_None);
+  } catch (const std::bad_alloc &) {
+    return PyErr_NoMemory();
+  } catch (const std::exception &e) {
+    PyErr_Format(PyExc_RuntimeError, "kokkos_python::to_python: %s", e.what());
+    return nullptr;
+  }
+}
+
+// New reference to a kokkos.View (kokkos.DynRankView for a DynRankView) over
+// arg_view's memory, sharing ownership: a managed View's allocation lives
+// while the Python View or any C++ copy lives (but goes at Kokkos finalize,
+// which marks the Python View released). A View that came from Python
+// shares its Python owner again. An unmanaged View gives a Python View that
+// does not keep the memory alive (trait Unmanaged); see the two-argument
+// form. nullptr with an exception on failure.
+template <class ViewT>
+PyObject *to_python(const ViewT &arg_view) noexcept {
+  using holder = detail::view_holder<ViewT>;
+  if (import() < 0) return nullptr;
+  try {
+    if (const auto *rec = detail::python_record::of(arg_view)) return to_python(arg_view, rec->owner());
+    if (!detail::is_managed(arg_view)) return to_python(arg_view, Py_None);
+    const std::string label = arg_view.label();
+    kokkos_python_view_desc desc;
+    detail::describe(arg_view, label, desc);
+    auto *copy = new holder(arg_view);
+    PyObject *obj = api()->view_from_deleter(&desc, &holder::release, copy, 1, holder::tag());
+    if (!obj) delete copy;
+    return obj;
+  } catch (const std::bad_alloc &) {
+    return PyErr_NoMemory();
+  } catch (const std::exception &e) {
+    PyErr_Format(PyExc_RuntimeError, "kokkos_python::to_python: %s", e.what());
+    return nullptr;
+  }
+}
+
+// Makes arg_out a View of arg_obj's memory (arg_obj: a kokkos.View). On a
+// mismatch (dtype, rank, layout/strides, memory space, const-ness, static
+// extents, alignment) returns false with TypeError / ValueError naming what
+// did not fit; RuntimeError if the View was released at Kokkos finalize.
+// The result keeps the memory's Python owner alive (see the top of this
+// file); for an Unmanaged ViewT it does not.
+template <class ViewT>
+bool from_python(PyObject *arg_obj, ViewT &arg_out) noexcept {
+  using info = detail::view_info<ViewT>;
+  using holder = detail::view_holder<ViewT>;
+  if (import() < 0) return false;
+  if (!arg_obj || !api()->is_view(arg_obj)) {
+    std::string want;
+    try {
+      want = detail::type_name<ViewT>();
+    } catch (...) {
+    }
+    PyErr_Format(PyExc_TypeError, "kokkos_python::from_python: expected a kokkos.View for %s, got %s", want.c_str(),
+                 arg_obj ? Py_TYPE(arg_obj)->tp_name : "NULL");
+    return false;
+  }
+  try {
+    kokkos_python_view_desc desc;
+    if (api()->describe(arg_obj, &desc) < 0) return false;
+    if (!detail::check<ViewT>(desc)) return false;
+    void *ctx = nullptr;
+    const int mine = api()->external_owner(arg_obj, holder::tag(), &ctx);
+    if (mine < 0) return false;
+    if (mine == 1 && detail::same_geometry(static_cast<holder *>(ctx)->m_view, desc)) {
+      arg_out = static_cast<holder *>(ctx)->m_view;
+      return true;
+    }
+    Kokkos::Impl::SharedAllocationTracker track;
+    PyObject *owner = info::memory_traits::is_unmanaged ? nullptr : api()->owner(arg_obj);
+    if (!info::memory_traits::is_unmanaged && !owner) return false;
+    if (!owner || owner == Py_None) {
+      Py_XDECREF(owner);
+      arg_out = detail::build<ViewT>(desc, track, false);
+      return true;
+    }
+    detail::python_record *rec;
+    try {
+      rec = new detail::python_record(owner, desc.label ? desc.label : "");
+    } catch (...) {
+      Py_DECREF(owner);
+      throw;
+    }
+    track.assign_allocated_record_to_uninitialized(rec);
+    arg_out = detail::build<ViewT>(desc, track, true);
+    return true;
+  } catch (const std::bad_alloc &) {
+    PyErr_NoMemory();
+    return false;
+  } catch (const std::exception &e) {
+    PyErr_Format(PyExc_RuntimeError, "kokkos_python::from_python: %s", e.what());
+    return false;
+  }
+}
+
+// As above, returning the View; throws python_error (holding the Python
+// exception) on failure.
+template <class ViewT>
+ViewT from_python(PyObject *arg_obj) {
+  ViewT out;
+  if (!from_python(arg_obj, out)) throw python_error();
+  return out;
+}
+
+// The readable name from_python uses for ViewT in messages, e.g.
+// "Kokkos::View<float64**, LayoutRight, HostSpace>".
+template <class ViewT>
+std::string type_name() {
+  return detail::type_name<ViewT>();
+}
+
+}  // namespace kokkos_python
+
+#endif  // KOKKOS_PYTHON_HPP

@@ -1,0 +1,72 @@
+"""Where C and C++ code finds what it builds against: the public headers
+(kokkos_python.h, kokkos_python.hpp, pybind11.hpp, nanobind.hpp), the CMake
+package ``kokkos_python`` and the Kokkos this package was built with.
+
+``python -m kokkos --cmake-dir`` / ``--includes`` / ``--ldflags`` print them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sysconfig
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def get_include() -> str:
+    """The directory holding ``kokkos_python/kokkos_python.h`` and the other
+    public headers (add it with ``-I``)."""
+    return os.path.join(_HERE, "include")
+
+
+def get_cmake_dir() -> str:
+    """The directory holding ``kokkos_pythonConfig.cmake``: pass it as
+    ``kokkos_python_DIR`` (or put it on ``CMAKE_PREFIX_PATH``) so that
+    ``find_package(kokkos_python)`` finds it."""
+    return os.path.join(_HERE, "share", "cmake", "kokkos_python")
+
+
+def build_config() -> dict:
+    """Facts recorded when the package was built: its version and the Kokkos
+    it uses (``kokkos_version``, ``kokkos_include_dir``, ``kokkos_library``,
+    ``kokkos_dir`` (its CMake package, may be empty), ``kokkos_openmp``)."""
+    path = os.path.join(_HERE, "share", "kokkos_python", "build.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise RuntimeError(
+            f"kokkos: {path} is missing; this copy of the package was not installed by its "
+            "build (pip install .), so the Kokkos it uses is unknown"
+        ) from None
+
+
+def include_dirs() -> list[str]:
+    """Every include directory a C++ module needs: the public headers, the
+    Kokkos headers the package was built with, and Python's."""
+    dirs = [get_include()]
+    kokkos_inc = build_config().get("kokkos_include_dir")
+    if kokkos_inc:
+        dirs.append(kokkos_inc)
+    for key in ("include", "platinclude"):
+        d = sysconfig.get_paths().get(key)
+        if d and d not in dirs:
+            dirs.append(d)
+    return dirs
+
+
+def ldflags() -> list[str]:
+    """Linker flags for a C++ module: the Kokkos library the package uses
+    (with an rpath to it) and OpenMP when that Kokkos has it. A plain C module
+    that only uses kokkos_python.h needs none."""
+    cfg = build_config()
+    flags = []
+    lib = cfg.get("kokkos_library")
+    if lib:
+        libdir = os.path.dirname(lib)
+        flags += [lib, f"-Wl,-rpath,{libdir}"]
+    if cfg.get("kokkos_openmp"):
+        flags.append("-fopenmp")
+    flags.append("-ldl")
+    return flags
