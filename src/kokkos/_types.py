@@ -57,6 +57,11 @@ if _BUILD["default_memory_space"] >= 0:
     _space_members.append(("DefaultMemorySpace", _BUILD["default_memory_space"]))
 if _BUILD["default_host_memory_space"] >= 0:
     _space_members.append(("DefaultHostMemorySpace", _BUILD["default_host_memory_space"]))
+# Kokkos 4's SharedSpace / SharedHostPinnedSpace, where the backend has them
+if _BUILD["space_available"][2]:
+    _space_members.append(("SharedSpace", 2))
+if _BUILD["space_available"][3]:
+    _space_members.append(("SharedHostPinnedSpace", 3))
 memory_space = _Enum("memory_space", _space_members, module="kokkos")
 memory_space.__doc__ = "Kokkos memory spaces."
 
