@@ -281,5 +281,13 @@ static inline int PyObject_GetOptionalAttrString_compat(PyObject *obj, const cha
 int kp_capi_add(PyObject *module);
 /* Adds the Kokkos Tools submodule kokkos._core._tools (tools.c); -1 on error. */
 int kp_tools_add(PyObject *module);
+/* Adds __dlpack__, __dlpack_device__, __dlpack_c_exchange_api__ and
+ * __cuda_array_interface__ to the View type and from_dlpack to the module
+ * (dlpack.c, cai.c); -1 on error. */
+int kp_dlpack_add(PyObject *module, kp_state *st);
+/* New View sharing obj's memory through DLPack, __cuda_array_interface__,
+ * __array_interface__ or the buffer protocol (obj itself if a View); NULL
+ * with an exception (dlpack.c). */
+kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label);
 
 #endif /* KOKKOS_PYTHON_CORE_H */

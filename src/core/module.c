@@ -367,6 +367,7 @@ static int kp_module_exec(PyObject *module) {
   if (PyModule_AddIntConstant(module, "max_rank", KP_MAX_RANK) < 0) return -1;
   if (kp_capi_add(module) < 0) return -1;
   if (kp_tools_add(module) < 0) return -1;
+  if (kp_dlpack_add(module, st) < 0) return -1;
   /* Kokkos runs the hook at finalize even if C++ code finalizes. */
   kp_error err = {{0}};
   if (kp_bridge_set_finalize_hook(kp_on_kokkos_finalize, &err) != KP_OK) return kp_raise_bridge(KP_E_KOKKOS, &err, "import kokkos");

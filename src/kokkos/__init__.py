@@ -31,6 +31,7 @@ from .runtime import (
     kokkos_version,
     print_configuration,
 )
+from .interop import asarray, from_dlpack
 from ._paths import get_cmake_dir, get_include  # for C and C++ modules (python -m kokkos)
 from .utility import (
     DynRankView,

@@ -1,0 +1,133 @@
+// exchange_bridge.cpp: device facts for the zero-copy exchange protocols
+// (see exchange_bridge.h). The only code here that touches a device runtime
+// directly: CUDA's pointer attributes and stream synchronization, HIP's
+// stream synchronization, each behind the Kokkos backend macro that brings
+// the runtime's header in. Every entry point is noexcept.
+
+#include "exchange_bridge.h"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdio>
+#include <exception>
+
+namespace kokkos_python::impl {
+
+kp_status exchange_fail(kp_error *arg_err, kp_status arg_status, const char *arg_what) noexcept {
+  if (arg_err) std::snprintf(arg_err->message, sizeof(arg_err->message), "%s", arg_what);
+  return arg_status;
+}
+
+bool is_cuda_space(int arg_space) noexcept {
+  return arg_space == KP_SPACE_CUDA || arg_space == KP_SPACE_CUDA_UVM || arg_space == KP_SPACE_CUDA_HOST_PINNED;
+}
+
+bool is_hip_space(int arg_space) noexcept {
+  return arg_space == KP_SPACE_HIP || arg_space == KP_SPACE_HIP_HOST_PINNED;
+}
+
+#if defined(KOKKOS_ENABLE_CUDA)
+cudaStream_t cuda_stream_of(uintptr_t arg_stream) noexcept {
+  if (arg_stream == 1) return cudaStreamLegacy;
+  if (arg_stream == 2) return cudaStreamPerThread;
+  return reinterpret_cast<cudaStream_t>(arg_stream);
+}
+#endif
+
+}  // namespace kokkos_python::impl
+
+using namespace kokkos_python::impl;
+
+extern "C" int kp_bridge_device_id(int arg_space) {
+  try {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if (is_cuda_space(arg_space)) {
+      if (Kokkos::is_initialized()) return Kokkos::Cuda().cuda_device();
+      int device = 0;
+      if (cudaGetDevice(&device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+      }
+      return device;
+    }
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+    if (is_hip_space(arg_space) && Kokkos::is_initialized()) return Kokkos::HIP().hip_device();
+#endif
+  } catch (...) {
+  }
+  (void)arg_space;
+  return 0;
+}
+
+extern "C" uintptr_t kp_bridge_kokkos_stream(int arg_space) {
+  try {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if (is_cuda_space(arg_space)) {
+      if (!Kokkos::is_initialized()) return 1;
+      cudaStream_t s = Kokkos::Cuda().cuda_stream();
+      return s == nullptr ? uintptr_t(1) : reinterpret_cast<uintptr_t>(s);
+    }
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+    if (is_hip_space(arg_space) && Kokkos::is_initialized())
+      return reinterpret_cast<uintptr_t>(Kokkos::HIP().hip_stream());
+#endif
+  } catch (...) {
+  }
+  (void)arg_space;
+  return 0;
+}
+
+extern "C" int kp_bridge_pointer_space(const void *arg_ptr, int *arg_device_id) {
+  if (arg_device_id) *arg_device_id = 0;
+#if defined(KOKKOS_ENABLE_CUDA)
+  cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, arg_ptr) != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the sticky-free error state
+    return -1;
+  }
+  if (arg_device_id) *arg_device_id = attr.device;
+  switch (attr.type) {
+    case cudaMemoryTypeDevice: return KP_SPACE_CUDA;
+    case cudaMemoryTypeManaged: return KP_SPACE_CUDA_UVM;
+    case cudaMemoryTypeHost: return KP_SPACE_CUDA_HOST_PINNED;
+    default: return -1;
+  }
+#else
+  (void)arg_ptr;
+  return -1;
+#endif
+}
+
+extern "C" kp_status kp_bridge_stream_synchronize(int arg_space, uintptr_t arg_stream, kp_error *arg_err) {
+  try {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if (is_cuda_space(arg_space)) {
+      cudaError_t e = cudaStreamSynchronize(cuda_stream_of(arg_stream));
+      if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return exchange_fail(arg_err, KP_E_KOKKOS, cudaGetErrorString(e));
+      }
+      return KP_OK;
+    }
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+    if (is_hip_space(arg_space)) {
+      hipError_t e = hipStreamSynchronize(reinterpret_cast<hipStream_t>(arg_stream));
+      if (e != hipSuccess) {
+        (void)hipGetLastError();
+        return exchange_fail(arg_err, KP_E_KOKKOS, hipGetErrorString(e));
+      }
+      return KP_OK;
+    }
+#endif
+  } catch (std::exception &e) {
+    return exchange_fail(arg_err, KP_E_KOKKOS, e.what());
+  } catch (...) {
+    return exchange_fail(arg_err, KP_E_KOKKOS, "synchronizing a stream raised an unknown C++ exception");
+  }
+  (void)arg_stream;
+  if (arg_space == KP_SPACE_HOST) return KP_OK;
+  return exchange_fail(arg_err, KP_E_UNAVAILABLE, "this Kokkos has no device backend for that memory space's streams");
+}
