@@ -1,0 +1,985 @@
+/* tools.c: Kokkos Tools for Python: the kokkos._core._tools submodule.
+ *
+ * Python equivalent, roughly:
+ *
+ *     def profile_library_loaded() -> bool
+ *     def push_region(name: str); def pop_region()
+ *     def create_profile_section(name: str) -> int
+ *     def destroy_profile_section(id); def start_section(id); def stop_section(id)
+ *     def mark_event(name: str); def declare_metadata(key: str, value: str)
+ *     def pause_tools(); def resume_tools(); def make_space_handle(name) -> SpaceHandle
+ *     def _set_callback(event: int, fn: Callable | None)
+ *     def _get_callback(event: int) -> Callable | None
+ *     def _slot(event: int) -> (kind, address, library, symbol)
+ *     class DeviceInfo; class SpaceHandle; class ToolSettings
+ *     class ToolProgrammingInterface
+ *
+ * The kokkos.tools package (src/kokkos/tools) builds the public API on it.
+ *
+ * Callbacks. Kokkos keeps one process-wide table of C callbacks with no
+ * user-data pointer, and the bridge forwards every event to the handlers
+ * below. So the Python callables live in one process-wide table
+ * (kp_tools_g), not in module state; it is read and written only with the
+ * GIL held. A handler may run on any thread, with or without the GIL: it
+ * takes the GIL (PyGILState_Ensure), saves any exception already set on
+ * that thread, calls the callable with a strong reference, reports an
+ * exception it raises with the unraisable hook (it never reaches Kokkos),
+ * restores the saved exception and releases the GIL. Handlers do nothing
+ * once the interpreter is finalizing.
+ */
+#include "core.h"
+#include "tools_bridge.h"
+
+#include <stddef.h>
+#include <string.h>
+#include <structmember.h>
+
+/* ---- the event table ------------------------------------------------------ */
+
+/* What a callback's return value means to Kokkos. */
+enum { KP_RET_NONE = 0, KP_RET_ID64, KP_RET_ID32 };
+
+typedef struct kp_tools_event_info {
+  const char *name; /* set_<name>_callback */
+  int returns;      /* KP_RET_*: what Kokkos expects back */
+  const char *id_kind;
+} kp_tools_event_info;
+
+static const kp_tools_event_info kp_tools_events[KP_TOOLS_EVENT_COUNT] = {
+    [KP_TOOLS_INIT] = {"init", KP_RET_NONE, NULL},
+    [KP_TOOLS_FINALIZE] = {"finalize", KP_RET_NONE, NULL},
+    [KP_TOOLS_PARSE_ARGS] = {"parse_args", KP_RET_NONE, NULL},
+    [KP_TOOLS_PRINT_HELP] = {"print_help", KP_RET_NONE, NULL},
+    [KP_TOOLS_BEGIN_PARALLEL_FOR] = {"begin_parallel_for", KP_RET_ID64, "kernel id"},
+    [KP_TOOLS_END_PARALLEL_FOR] = {"end_parallel_for", KP_RET_NONE, NULL},
+    [KP_TOOLS_BEGIN_PARALLEL_REDUCE] = {"begin_parallel_reduce", KP_RET_ID64, "kernel id"},
+    [KP_TOOLS_END_PARALLEL_REDUCE] = {"end_parallel_reduce", KP_RET_NONE, NULL},
+    [KP_TOOLS_BEGIN_PARALLEL_SCAN] = {"begin_parallel_scan", KP_RET_ID64, "kernel id"},
+    [KP_TOOLS_END_PARALLEL_SCAN] = {"end_parallel_scan", KP_RET_NONE, NULL},
+    [KP_TOOLS_PUSH_REGION] = {"push_region", KP_RET_NONE, NULL},
+    [KP_TOOLS_POP_REGION] = {"pop_region", KP_RET_NONE, NULL},
+    [KP_TOOLS_ALLOCATE_DATA] = {"allocate_data", KP_RET_NONE, NULL},
+    [KP_TOOLS_DEALLOCATE_DATA] = {"deallocate_data", KP_RET_NONE, NULL},
+    [KP_TOOLS_CREATE_PROFILE_SECTION] = {"create_profile_section", KP_RET_ID32, "section id"},
+    [KP_TOOLS_START_PROFILE_SECTION] = {"start_profile_section", KP_RET_NONE, NULL},
+    [KP_TOOLS_STOP_PROFILE_SECTION] = {"stop_profile_section", KP_RET_NONE, NULL},
+    [KP_TOOLS_DESTROY_PROFILE_SECTION] = {"destroy_profile_section", KP_RET_NONE, NULL},
+    [KP_TOOLS_PROFILE_EVENT] = {"profile_event", KP_RET_NONE, NULL},
+    [KP_TOOLS_BEGIN_DEEP_COPY] = {"begin_deep_copy", KP_RET_NONE, NULL},
+    [KP_TOOLS_END_DEEP_COPY] = {"end_deep_copy", KP_RET_NONE, NULL},
+    [KP_TOOLS_BEGIN_FENCE] = {"begin_fence", KP_RET_ID64, "fence handle"},
+    [KP_TOOLS_END_FENCE] = {"end_fence", KP_RET_NONE, NULL},
+    [KP_TOOLS_DUAL_VIEW_SYNC] = {"dual_view_sync", KP_RET_NONE, NULL},
+    [KP_TOOLS_DUAL_VIEW_MODIFY] = {"dual_view_modify", KP_RET_NONE, NULL},
+    [KP_TOOLS_DECLARE_METADATA] = {"declare_metadata", KP_RET_NONE, NULL},
+    [KP_TOOLS_REQUEST_TOOL_SETTINGS] = {"request_tool_settings", KP_RET_NONE, NULL},
+    [KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE] = {"provide_tool_programming_interface", KP_RET_NONE,
+                                                      NULL},
+};
+
+/* ---- process-wide state (see the header comment) -------------------------- */
+
+static struct {
+  PyObject *callables[KP_TOOLS_EVENT_COUNT]; /* strong references or NULL */
+  PyTypeObject *device_info_type;
+  PyTypeObject *space_handle_type;
+  PyTypeObject *tool_settings_type;
+  PyTypeObject *programming_interface_type;
+} kp_tools_g;
+
+/* ---- DeviceInfo -------------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD
+  unsigned long long device_id;
+} kp_device_info;
+
+static PyObject *kp_device_info_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"deviceID", NULL};
+  PyObject *id_obj = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:DeviceInfo", kwlist, &id_obj)) return NULL;
+  unsigned long long id = 0;
+  if (id_obj) {
+    PyObject *index = PyNumber_Index(id_obj);
+    if (!index) {
+      PyErr_Format(PyExc_TypeError, "kokkos.tools.DeviceInfo(): deviceID must be an int, got %.100s",
+                   Py_TYPE(id_obj)->tp_name);
+      return NULL;
+    }
+    id = PyLong_AsUnsignedLongLong(index);
+    Py_DECREF(index);
+    if (id == (unsigned long long)-1 && PyErr_Occurred()) {
+      PyErr_SetString(PyExc_ValueError, "kokkos.tools.DeviceInfo(): deviceID must be in [0, 2**64)");
+      return NULL;
+    }
+  }
+  kp_device_info *self = (kp_device_info *)type->tp_alloc(type, 0);
+  if (!self) return NULL;
+  self->device_id = id;
+  return (PyObject *)self;
+}
+
+static void kp_tools_plain_dealloc(PyObject *self) {
+  PyTypeObject *tp = Py_TYPE(self);
+  tp->tp_free(self);
+  Py_DECREF(tp);
+}
+
+static PyObject *kp_device_info_repr(PyObject *self) {
+  return PyUnicode_FromFormat("DeviceInfo(deviceID=%llu)", ((kp_device_info *)self)->device_id);
+}
+
+static PyObject *kp_device_info_richcompare(PyObject *a, PyObject *b, int op) {
+  if (!PyObject_TypeCheck(b, Py_TYPE(a)) || (op != Py_EQ && op != Py_NE)) Py_RETURN_NOTIMPLEMENTED;
+  int eq = ((kp_device_info *)a)->device_id == ((kp_device_info *)b)->device_id;
+  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+
+static PyMemberDef kp_device_info_members[] = {
+    {"deviceID", T_ULONGLONG, offsetof(kp_device_info, device_id), READONLY,
+     "The device's id (Kokkos_Profiling_KokkosPDeviceInfo::deviceID)."},
+    {NULL, 0, 0, 0, NULL}};
+
+static PyType_Slot kp_device_info_slots[] = {
+    {Py_tp_new, kp_device_info_new},
+    {Py_tp_dealloc, kp_tools_plain_dealloc},
+    {Py_tp_repr, kp_device_info_repr},
+    {Py_tp_richcompare, kp_device_info_richcompare},
+    {Py_tp_hash, PyObject_HashNotImplemented},
+    {Py_tp_members, kp_device_info_members},
+    {Py_tp_doc, "DeviceInfo(deviceID=0): Kokkos_Profiling_KokkosPDeviceInfo, as passed to the init callback."},
+    {0, NULL}};
+
+static PyType_Spec kp_device_info_spec = {
+    .name = "kokkos.tools.DeviceInfo",
+    .basicsize = sizeof(kp_device_info),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = kp_device_info_slots,
+};
+
+/* ---- SpaceHandle ------------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD
+  kp_tools_space_handle handle;
+} kp_space_handle;
+
+/* Copies a str into a SpaceHandle name; -1 with TypeError / ValueError. */
+static int kp_space_handle_assign(kp_space_handle *self, PyObject *value, const char *where) {
+  if (!PyUnicode_Check(value)) {
+    PyErr_Format(PyExc_TypeError, "%s: name must be a str, got %.100s", where, Py_TYPE(value)->tp_name);
+    return -1;
+  }
+  Py_ssize_t n = 0;
+  const char *s = PyUnicode_AsUTF8AndSize(value, &n);
+  if (!s) return -1;
+  if ((size_t)n != strlen(s)) {
+    PyErr_Format(PyExc_ValueError, "%s: name must not contain NUL characters", where);
+    return -1;
+  }
+  if (n >= KP_TOOLS_SPACE_NAME_SIZE) {
+    PyErr_Format(PyExc_ValueError, "%s: name must be at most %d bytes in UTF-8 (Kokkos' SpaceHandle), got %zd",
+                 where, KP_TOOLS_SPACE_NAME_SIZE - 1, n);
+    return -1;
+  }
+  memset(self->handle.name, 0, sizeof(self->handle.name));
+  memcpy(self->handle.name, s, (size_t)n);
+  return 0;
+}
+
+static PyObject *kp_space_handle_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"name", NULL};
+  PyObject *name = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:SpaceHandle", kwlist, &name)) return NULL;
+  kp_space_handle *self = (kp_space_handle *)type->tp_alloc(type, 0);
+  if (!self) return NULL;
+  if (name && kp_space_handle_assign(self, name, "kokkos.tools.SpaceHandle()") < 0) {
+    Py_DECREF(self);
+    return NULL;
+  }
+  return (PyObject *)self;
+}
+
+/* New reference to a SpaceHandle holding a copy of h, or NULL. */
+static PyObject *kp_space_handle_from(const kp_tools_space_handle *h) {
+  PyTypeObject *type = kp_tools_g.space_handle_type;
+  kp_space_handle *self = (kp_space_handle *)type->tp_alloc(type, 0);
+  if (!self) return NULL;
+  memcpy(self->handle.name, h->name, sizeof(self->handle.name));
+  self->handle.name[KP_TOOLS_SPACE_NAME_SIZE - 1] = '\0';
+  return (PyObject *)self;
+}
+
+static PyObject *kp_space_handle_get_name(PyObject *self, void *closure) {
+  const char *s = ((kp_space_handle *)self)->handle.name;
+  return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+}
+
+static int kp_space_handle_set_name(PyObject *self, PyObject *value, void *closure) {
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "kokkos.tools.SpaceHandle: name cannot be deleted");
+    return -1;
+  }
+  return kp_space_handle_assign((kp_space_handle *)self, value, "kokkos.tools.SpaceHandle.name");
+}
+
+static PyObject *kp_space_handle_repr(PyObject *self) {
+  PyObject *name = kp_space_handle_get_name(self, NULL);
+  if (!name) return NULL;
+  PyObject *r = PyUnicode_FromFormat("SpaceHandle(name=%R)", name);
+  Py_DECREF(name);
+  return r;
+}
+
+static PyObject *kp_space_handle_richcompare(PyObject *a, PyObject *b, int op) {
+  if (!PyObject_TypeCheck(b, Py_TYPE(a)) || (op != Py_EQ && op != Py_NE)) Py_RETURN_NOTIMPLEMENTED;
+  int eq = strncmp(((kp_space_handle *)a)->handle.name, ((kp_space_handle *)b)->handle.name,
+                   KP_TOOLS_SPACE_NAME_SIZE) == 0;
+  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+
+static PyGetSetDef kp_space_handle_getset[] = {
+    {"name", kp_space_handle_get_name, kp_space_handle_set_name,
+     "The memory space's name, as Kokkos reports it (\"Host\", \"Cuda\", ...); at most 63 bytes.", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyType_Slot kp_space_handle_slots[] = {
+    {Py_tp_new, kp_space_handle_new},
+    {Py_tp_dealloc, kp_tools_plain_dealloc},
+    {Py_tp_repr, kp_space_handle_repr},
+    {Py_tp_richcompare, kp_space_handle_richcompare},
+    {Py_tp_hash, PyObject_HashNotImplemented},
+    {Py_tp_getset, kp_space_handle_getset},
+    {Py_tp_doc, "SpaceHandle(name=''): Kokkos_Profiling_SpaceHandle, the memory space of a data event."},
+    {0, NULL}};
+
+static PyType_Spec kp_space_handle_spec = {
+    .name = "kokkos.tools.SpaceHandle",
+    .basicsize = sizeof(kp_space_handle),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = kp_space_handle_slots,
+};
+
+/* ---- ToolSettings -------------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD
+  char requires_global_fencing;
+} kp_tool_settings;
+
+static PyObject *kp_tool_settings_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"requires_global_fencing", NULL};
+  int fencing = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "|p:ToolSettings", kwlist, &fencing)) return NULL;
+  kp_tool_settings *self = (kp_tool_settings *)type->tp_alloc(type, 0);
+  if (!self) return NULL;
+  self->requires_global_fencing = (char)fencing;
+  return (PyObject *)self;
+}
+
+static PyObject *kp_tool_settings_repr(PyObject *self) {
+  return PyUnicode_FromFormat("ToolSettings(requires_global_fencing=%s)",
+                              ((kp_tool_settings *)self)->requires_global_fencing ? "True" : "False");
+}
+
+static PyMemberDef kp_tool_settings_members[] = {
+    {"requires_global_fencing", T_BOOL, offsetof(kp_tool_settings, requires_global_fencing), 0,
+     "Whether Kokkos fences globally around kernels and regions for this tool (set False to opt out)."},
+    {NULL, 0, 0, 0, NULL}};
+
+static PyType_Slot kp_tool_settings_slots[] = {
+    {Py_tp_new, kp_tool_settings_new},
+    {Py_tp_dealloc, kp_tools_plain_dealloc},
+    {Py_tp_repr, kp_tool_settings_repr},
+    {Py_tp_members, kp_tool_settings_members},
+    {Py_tp_doc, "ToolSettings(requires_global_fencing=True): Kokkos_Tools_ToolSettings, passed to the "
+                "request_tool_settings callback; what the callback sets is handed back to Kokkos."},
+    {0, NULL}};
+
+static PyType_Spec kp_tool_settings_spec = {
+    .name = "kokkos.tools.ToolSettings",
+    .basicsize = sizeof(kp_tool_settings),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = kp_tool_settings_slots,
+};
+
+/* ---- ToolProgrammingInterface ------------------------------------------------------ */
+
+static int kp_tools_u32(PyObject *obj, const char *where, const char *what, uint32_t *out);
+
+/* fence(device_id=0): the fence action Kokkos gives tools. */
+static PyObject *kp_programming_interface_fence(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  uint32_t device_id = 0;
+  if (nargs > 1) {
+    PyErr_SetString(PyExc_TypeError, "kokkos.tools.ToolProgrammingInterface.fence() takes at most 1 argument (device_id)");
+    return NULL;
+  }
+  if (nargs == 1 && kp_tools_u32(args[0], "kokkos.tools.ToolProgrammingInterface.fence()", "device_id", &device_id) < 0)
+    return NULL;
+  kp_error err = {{0}};
+  kp_status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = kp_tools_bridge_tool_fence(device_id, &err);
+  Py_END_ALLOW_THREADS
+  if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.tools.ToolProgrammingInterface.fence()"), NULL;
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef kp_programming_interface_methods[] = {
+    {"fence", (PyCFunction)(void (*)(void))kp_programming_interface_fence, METH_FASTCALL,
+     "fence(device_id=0): ask Kokkos to fence (the tool-invoked fence action)."},
+    {NULL, NULL, 0, NULL}};
+
+static PyType_Slot kp_programming_interface_slots[] = {
+    {Py_tp_dealloc, kp_tools_plain_dealloc},
+    {Py_tp_methods, kp_programming_interface_methods},
+    {Py_tp_doc, "Kokkos_Tools_ToolProgrammingInterface: the actions Kokkos offers a tool, passed to the "
+                "provide_tool_programming_interface callback."},
+    {0, NULL}};
+
+static PyType_Spec kp_programming_interface_spec = {
+    .name = "kokkos.tools.ToolProgrammingInterface",
+    .basicsize = sizeof(PyObject),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = kp_programming_interface_slots,
+};
+
+/* ---- calling Python from Kokkos ----------------------------------------------------- */
+
+static int kp_python_alive(void) {
+  if (!Py_IsInitialized()) return 0;
+#if PY_VERSION_HEX >= 0x030D0000
+  if (Py_IsFinalizing()) return 0;
+#else
+  if (_Py_IsFinalizing()) return 0;
+#endif
+  return 1;
+}
+
+typedef struct kp_tools_call {
+  PyGILState_STATE gil;
+  PyObject *fn; /* strong reference */
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject *saved; /* exception pending on entry */
+#else
+  PyObject *saved_type, *saved_value, *saved_tb;
+#endif
+} kp_tools_call;
+
+/* Takes the GIL and a strong reference to event's callable. 0 (holding
+ * nothing) if no callable is set or Python is gone. */
+static int kp_tools_enter(int event, kp_tools_call *c) {
+  if (!kp_python_alive()) return 0;
+  c->gil = PyGILState_Ensure();
+  c->fn = kp_tools_g.callables[event];
+  if (!c->fn) {
+    PyGILState_Release(c->gil);
+    return 0;
+  }
+  Py_INCREF(c->fn);
+#if PY_VERSION_HEX >= 0x030C0000
+  c->saved = PyErr_GetRaisedException();
+#else
+  PyErr_Fetch(&c->saved_type, &c->saved_value, &c->saved_tb);
+#endif
+  return 1;
+}
+
+static void kp_tools_leave(kp_tools_call *c) {
+  Py_DECREF(c->fn);
+#if PY_VERSION_HEX >= 0x030C0000
+  PyErr_SetRaisedException(c->saved);
+#else
+  PyErr_Restore(c->saved_type, c->saved_value, c->saved_tb);
+#endif
+  PyGILState_Release(c->gil);
+}
+
+/* Reports the exception set now as unraisable, naming the event; clears it. */
+static void kp_tools_report(int event, PyObject *fn) {
+#if PY_VERSION_HEX >= 0x030D0000
+  PyErr_FormatUnraisable("Exception ignored in the kokkos.tools %s callback %R (called by Kokkos)",
+                         kp_tools_events[event].name, fn);
+#else
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject *exc = PyErr_GetRaisedException();
+#else
+  PyObject *type, *exc, *tb;
+  PyErr_Fetch(&type, &exc, &tb);
+  PyErr_NormalizeException(&type, &exc, &tb);
+  if (exc && tb) PyException_SetTraceback(exc, tb);
+  Py_XDECREF(type);
+  Py_XDECREF(tb);
+#endif
+#if PY_VERSION_HEX >= 0x030B0000
+  if (exc) {
+    PyObject *note = PyUnicode_FromFormat("raised in the kokkos.tools %s callback (called by Kokkos)",
+                                          kp_tools_events[event].name);
+    PyObject *r = note ? PyObject_CallMethod(exc, "add_note", "O", note) : NULL;
+    Py_XDECREF(r);
+    Py_XDECREF(note);
+    PyErr_Clear();
+  }
+#endif
+#if PY_VERSION_HEX >= 0x030C0000
+  PyErr_SetRaisedException(exc);
+#else
+  PyErr_Restore(exc ? Py_NewRef((PyObject *)Py_TYPE(exc)) : NULL, exc, exc ? PyException_GetTraceback(exc) : NULL);
+#endif
+  PyErr_WriteUnraisable(fn);
+#endif
+}
+
+/* Calls the callable with args (new references, stolen, NULL entries mean
+ * building one failed); returns the result (new reference) or NULL after
+ * reporting the exception. */
+static PyObject *kp_tools_invoke(int event, kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
+  PyObject *res = NULL;
+  int ok = 1;
+  for (Py_ssize_t i = 0; i < nargs; ++i)
+    if (!args[i]) ok = 0;
+  if (ok) res = PyObject_Vectorcall(c->fn, args, (size_t)nargs, NULL);
+  for (Py_ssize_t i = 0; i < nargs; ++i) Py_XDECREF(args[i]);
+  if (!res) kp_tools_report(event, c->fn);
+  return res;
+}
+
+/* Calls and discards the result. */
+static void kp_tools_invoke_void(int event, kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
+  PyObject *res = kp_tools_invoke(event, c, args, nargs);
+  Py_XDECREF(res);
+}
+
+/* Converts a callback's returned id (None means 0) for Kokkos; reports a
+ * wrong type or range and gives 0. Consumes res (may be NULL). */
+static uint64_t kp_tools_take_id(int event, kp_tools_call *c, PyObject *res, uint64_t max) {
+  if (!res || res == Py_None) {
+    Py_XDECREF(res);
+    return 0;
+  }
+  const kp_tools_event_info *ev = &kp_tools_events[event];
+  const char *range = max == UINT32_MAX ? "2**32" : "2**64";
+  PyObject *index = PyNumber_Index(res);
+  unsigned long long v = 0;
+  if (index) {
+    v = PyLong_AsUnsignedLongLong(index);
+    Py_DECREF(index);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_ValueError,
+                   "the kokkos.tools %s callback returned %R; a %s must be in [0, %s) (Kokkos receives 0)",
+                   ev->name, res, ev->id_kind, range);
+    } else if (v > max) {
+      PyErr_Format(PyExc_ValueError,
+                   "the kokkos.tools %s callback returned %R; a %s must be in [0, %s) (Kokkos receives 0)",
+                   ev->name, res, ev->id_kind, range);
+    }
+  } else {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError,
+                 "the kokkos.tools %s callback must return a %s (an int in [0, %s)) or None, got %.100s "
+                 "(Kokkos receives 0)",
+                 ev->name, ev->id_kind, range, Py_TYPE(res)->tp_name);
+  }
+  Py_DECREF(res);
+  if (PyErr_Occurred()) {
+    kp_tools_report(event, c->fn);
+    return 0;
+  }
+  return (uint64_t)v;
+}
+
+/* str from a C string from Kokkos (NULL is ""); never fails on bad UTF-8. */
+static PyObject *kp_tools_str(const char *s) {
+  if (!s) return PyUnicode_FromStringAndSize("", 0);
+  return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape");
+}
+
+/* ---- the handlers the bridge calls ------------------------------------------------ */
+
+static void kp_on_init(int load_sequence, uint64_t interface_version, uint32_t device_info_count,
+                       const kp_tools_device_info *device_info) {
+  kp_tools_call c;
+  if (!kp_tools_enter(KP_TOOLS_INIT, &c)) return;
+  PyObject *info = Py_NewRef(Py_None);
+  if (device_info) {
+    Py_DECREF(info);
+    PyTypeObject *type = kp_tools_g.device_info_type;
+    info = type->tp_alloc(type, 0);
+    if (info) ((kp_device_info *)info)->device_id = (unsigned long long)device_info->device_id;
+  }
+  PyObject *args[4] = {PyLong_FromLong(load_sequence), PyLong_FromUnsignedLongLong(interface_version),
+                       PyLong_FromUnsignedLong(device_info_count), info};
+  kp_tools_invoke_void(KP_TOOLS_INIT, &c, args, 4);
+  kp_tools_leave(&c);
+}
+
+static void kp_on_plain(int event) {
+  kp_tools_call c;
+  if (!kp_tools_enter(event, &c)) return;
+  kp_tools_invoke_void(event, &c, NULL, 0);
+  kp_tools_leave(&c);
+}
+
+static void kp_on_parse_args(int argc, char **argv) {
+  kp_tools_call c;
+  if (!kp_tools_enter(KP_TOOLS_PARSE_ARGS, &c)) return;
+  PyObject *list = PyList_New(0);
+  for (int i = 0; list && argv && i < argc; ++i) {
+    if (!argv[i]) continue;
+    PyObject *s = kp_tools_str(argv[i]);
+    if (!s || PyList_Append(list, s) < 0) Py_CLEAR(list);
+    Py_XDECREF(s);
+  }
+  PyObject *args[2] = {PyLong_FromLong(argc), list};
+  kp_tools_invoke_void(KP_TOOLS_PARSE_ARGS, &c, args, 2);
+  kp_tools_leave(&c);
+}
+
+static void kp_on_print_help(const char *program) {
+  kp_tools_call c;
+  if (!kp_tools_enter(KP_TOOLS_PRINT_HELP, &c)) return;
+  PyObject *args[1] = {kp_tools_str(program)};
+  kp_tools_invoke_void(KP_TOOLS_PRINT_HELP, &c, args, 1);
+  kp_tools_leave(&c);
+}
+
+static void kp_on_begin(int event, const char *name, uint32_t device_id, uint64_t *out_id) {
+  kp_tools_call c;
+  if (!kp_tools_enter(event, &c)) return;
+  PyObject *args[2] = {kp_tools_str(name), PyLong_FromUnsignedLong(device_id)};
+  PyObject *res = kp_tools_invoke(event, &c, args, 2);
+  uint64_t id = kp_tools_take_id(event, &c, res, UINT64_MAX);
+  if (out_id) *out_id = id;
+  kp_tools_leave(&c);
+}
+
+static void kp_on_end(int event, uint64_t id) {
+  kp_tools_call c;
+  if (!kp_tools_enter(event, &c)) return;
+  PyObject *args[1] = {PyLong_FromUnsignedLongLong(id)};
+  kp_tools_invoke_void(event, &c, args, 1);
+  kp_tools_leave(&c);
+}
+
+static void kp_on_named(int event, const char *name) {
+  kp_tools_call c;
+  if (!kp_tools_enter(event, &c)) return;
+  PyObject *args[1] = {kp_tools_str(name)};
+  kp_tools_invoke_void(event, &c, args, 1);
+  kp_tools_leave(&c);
+}
+
+static void kp_on_data(int event, const kp_tools_space_handle *space, const char *label, const void *ptr,
+                       uint64_t size) {
+  kp_tools_call c;
+  if (!kp_tools_enter(event, &c)) return;
+  PyObject *args[4] = {kp_space_handle_from(space), kp_tools_str(label), PyLong_FromVoidPtr((void *)ptr),
+                       PyLong_FromUnsignedLongLong(size)};
+  kp_tools_invoke_void(event, &c, args, 4);
+  kp_tools_leave(&c);
+}
+
+static void kp_on_create_section(const char *name, uint32_t *out_id) {
+  kp_tools_call c;
+  if (!kp_tools_enter(KP_TOOLS_CREATE_PROFILE_SECTION, &c)) return;
+  PyObject *args[1] = {kp_tools_str(name)};
+  PyObject *res = kp_tools_invoke(KP_TOOLS_CREATE_PROFILE_SECTION, &c, args, 1);
+  uint64_t id = kp_tools_take_id(KP_TOOLS_CREATE_PROFILE_SECTION, &c, res, UINT32_MAX);
+  if (out_id) *out_id = (uint32_t)id;
+  kp_tools_leave(&c);
+}
+
+static void kp_on_section(int event, uint32_t id) {
+  kp_tools_call c;
+  if (!kp_tools_enter(event, &c)) return;
+  PyObject *args[1] = {PyLong_FromUnsignedLong(id)};
+  kp_tools_invoke_void(event, &c, args, 1);
+  kp_tools_leave(&c);
+}
+
+static void kp_on_deep_copy(const kp_tools_space_handle *dst_space, const char *dst_label, const void *dst_ptr,
+                            const kp_tools_space_handle *src_space, const char *src_label, const void *src_ptr,
+                            uint64_t size) {
+  kp_tools_call c;
+  if (!kp_tools_enter(KP_TOOLS_BEGIN_DEEP_COPY, &c)) return;
+  PyObject *args[7] = {kp_space_handle_from(dst_space), kp_tools_str(dst_label),
+                       PyLong_FromVoidPtr((void *)dst_ptr), kp_space_handle_from(src_space),
+                       kp_tools_str(src_label), PyLong_FromVoidPtr((void *)src_ptr),
+                       PyLong_FromUnsignedLongLong(size)};
+  kp_tools_invoke_void(KP_TOOLS_BEGIN_DEEP_COPY, &c, args, 7);
+  kp_tools_leave(&c);
+}
+
+static void kp_on_dual_view(int event, const char *label, const void *ptr, int flag) {
+  kp_tools_call c;
+  if (!kp_tools_enter(event, &c)) return;
+  PyObject *args[3] = {kp_tools_str(label), PyLong_FromVoidPtr((void *)ptr), PyBool_FromLong(flag)};
+  kp_tools_invoke_void(event, &c, args, 3);
+  kp_tools_leave(&c);
+}
+
+static void kp_on_metadata(const char *key, const char *value) {
+  kp_tools_call c;
+  if (!kp_tools_enter(KP_TOOLS_DECLARE_METADATA, &c)) return;
+  PyObject *args[2] = {kp_tools_str(key), kp_tools_str(value)};
+  kp_tools_invoke_void(KP_TOOLS_DECLARE_METADATA, &c, args, 2);
+  kp_tools_leave(&c);
+}
+
+static void kp_on_tool_settings(uint32_t count, kp_tools_settings *settings) {
+  kp_tools_call c;
+  if (!kp_tools_enter(KP_TOOLS_REQUEST_TOOL_SETTINGS, &c)) return;
+  PyTypeObject *type = kp_tools_g.tool_settings_type;
+  PyObject *obj = type->tp_alloc(type, 0);
+  if (obj) {
+    ((kp_tool_settings *)obj)->requires_global_fencing = settings && settings->requires_global_fencing;
+    Py_INCREF(obj); /* kept to read the answer back */
+  }
+  PyObject *args[2] = {PyLong_FromUnsignedLong(count), obj};
+  kp_tools_invoke_void(KP_TOOLS_REQUEST_TOOL_SETTINGS, &c, args, 2);
+  if (obj) {
+    if (settings) settings->requires_global_fencing = ((kp_tool_settings *)obj)->requires_global_fencing != 0;
+    Py_DECREF(obj);
+  }
+  kp_tools_leave(&c);
+}
+
+static void kp_on_programming_interface(uint32_t count) {
+  kp_tools_call c;
+  if (!kp_tools_enter(KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE, &c)) return;
+  PyTypeObject *type = kp_tools_g.programming_interface_type;
+  PyObject *args[2] = {PyLong_FromUnsignedLong(count), type->tp_alloc(type, 0)};
+  kp_tools_invoke_void(KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE, &c, args, 2);
+  kp_tools_leave(&c);
+}
+
+static const kp_tools_handlers kp_tools_handler_table = {
+    .init = kp_on_init,
+    .plain = kp_on_plain,
+    .parse_args = kp_on_parse_args,
+    .print_help = kp_on_print_help,
+    .begin = kp_on_begin,
+    .end = kp_on_end,
+    .named = kp_on_named,
+    .data = kp_on_data,
+    .create_section = kp_on_create_section,
+    .section = kp_on_section,
+    .deep_copy = kp_on_deep_copy,
+    .dual_view = kp_on_dual_view,
+    .metadata = kp_on_metadata,
+    .tool_settings = kp_on_tool_settings,
+    .programming_interface = kp_on_programming_interface,
+};
+
+/* ---- argument helpers ------------------------------------------------------------------ */
+
+/* UTF-8 of a str argument without NUL characters; NULL with TypeError /
+ * ValueError naming where and what. The buffer is owned by obj. */
+static const char *kp_tools_cstr(PyObject *obj, const char *where, const char *what) {
+  if (!PyUnicode_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s must be a str, got %.100s", where, what, Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  Py_ssize_t n = 0;
+  const char *s = PyUnicode_AsUTF8AndSize(obj, &n);
+  if (!s) return NULL;
+  if ((size_t)n != strlen(s)) {
+    PyErr_Format(PyExc_ValueError, "%s: %s must not contain NUL characters", where, what);
+    return NULL;
+  }
+  return s;
+}
+
+static int kp_tools_u32(PyObject *obj, const char *where, const char *what, uint32_t *out) {
+  PyObject *index = PyNumber_Index(obj);
+  if (!index) {
+    PyErr_Format(PyExc_TypeError, "%s: %s must be an int, got %.100s", where, what, Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+  Py_DECREF(index);
+  if (v == -1 && PyErr_Occurred()) return -1;
+  if (overflow || v < 0 || v > (long long)UINT32_MAX) {
+    PyErr_Format(PyExc_ValueError, "%s: %s must be in [0, 2**32), got %R", where, what, obj);
+    return -1;
+  }
+  *out = (uint32_t)v;
+  return 0;
+}
+
+static int kp_tools_event_arg(PyObject *obj, const char *where) {
+  long e = PyLong_AsLong(obj);
+  if (e == -1 && PyErr_Occurred()) return -1;
+  if (e < 0 || e >= KP_TOOLS_EVENT_COUNT) {
+    PyErr_Format(PyExc_ValueError, "%s: unknown Kokkos Tools event %ld", where, e);
+    return -1;
+  }
+  return (int)e;
+}
+
+/* ---- profiling calls -------------------------------------------------------------------- */
+
+static int kp_tools_require_runtime(const char *where) {
+  if (kp_bridge_is_finalized()) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s: Kokkos has been finalized; Kokkos Tools events cannot be raised after "
+                 "kokkos.finalize() (Kokkos allows one initialize/finalize per process)",
+                 where);
+    return -1;
+  }
+  return kp_runtime_ensure();
+}
+
+/* Profiling calls initialize Kokkos if needed (so a tool library named in
+ * the environment sees them), and release the GIL while a tool is loaded:
+ * Kokkos may fence for the tool, and Python callbacks take the GIL back. */
+#define KP_TOOLS_CALL(where, CALL)                                    \
+  do {                                                                \
+    if (kp_tools_require_runtime(where) < 0) return NULL;             \
+    kp_error err_ = {{0}};                                            \
+    kp_status s_;                                                     \
+    if (kp_tools_bridge_profile_library_loaded()) {                   \
+      Py_BEGIN_ALLOW_THREADS s_ = (CALL);                             \
+      Py_END_ALLOW_THREADS                                            \
+    } else {                                                          \
+      s_ = (CALL);                                                    \
+    }                                                                 \
+    if (s_ != KP_OK) return kp_raise_bridge(s_, &err_, where), NULL;  \
+  } while (0)
+
+static PyObject *kp_tools_push_region(PyObject *mod, PyObject *name) {
+  const char *s = kp_tools_cstr(name, "kokkos.tools.push_region()", "name");
+  if (!s) return NULL;
+  KP_TOOLS_CALL("kokkos.tools.push_region()", kp_tools_bridge_push_region(s, &err_));
+  Py_RETURN_NONE;
+}
+
+static PyObject *kp_tools_pop_region(PyObject *mod, PyObject *unused) {
+  KP_TOOLS_CALL("kokkos.tools.pop_region()", kp_tools_bridge_pop_region(&err_));
+  Py_RETURN_NONE;
+}
+
+static PyObject *kp_tools_create_profile_section(PyObject *mod, PyObject *name) {
+  const char *s = kp_tools_cstr(name, "kokkos.tools.create_profile_section()", "name");
+  if (!s) return NULL;
+  uint32_t id = 0;
+  KP_TOOLS_CALL("kokkos.tools.create_profile_section()", kp_tools_bridge_create_profile_section(s, &id, &err_));
+  return PyLong_FromUnsignedLong(id);
+}
+
+#define KP_TOOLS_SECTION_FN(fname, bridge_fn)                                       \
+  static PyObject *kp_tools_##fname(PyObject *mod, PyObject *arg) {                 \
+    uint32_t id;                                                                    \
+    if (kp_tools_u32(arg, "kokkos.tools." #fname "()", "section id", &id) < 0)      \
+      return NULL;                                                                  \
+    KP_TOOLS_CALL("kokkos.tools." #fname "()", bridge_fn(id, &err_));               \
+    Py_RETURN_NONE;                                                                 \
+  }
+
+KP_TOOLS_SECTION_FN(destroy_profile_section, kp_tools_bridge_destroy_profile_section)
+KP_TOOLS_SECTION_FN(start_section, kp_tools_bridge_start_section)
+KP_TOOLS_SECTION_FN(stop_section, kp_tools_bridge_stop_section)
+
+static PyObject *kp_tools_mark_event(PyObject *mod, PyObject *name) {
+  const char *s = kp_tools_cstr(name, "kokkos.tools.mark_event()", "name");
+  if (!s) return NULL;
+  KP_TOOLS_CALL("kokkos.tools.mark_event()", kp_tools_bridge_mark_event(s, &err_));
+  Py_RETURN_NONE;
+}
+
+static PyObject *kp_tools_declare_metadata(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 2) {
+    PyErr_Format(PyExc_TypeError, "kokkos.tools.declare_metadata() takes 2 arguments (key, value), got %zd", nargs);
+    return NULL;
+  }
+  const char *key = kp_tools_cstr(args[0], "kokkos.tools.declare_metadata()", "key");
+  if (!key) return NULL;
+  const char *value = kp_tools_cstr(args[1], "kokkos.tools.declare_metadata()", "value");
+  if (!value) return NULL;
+  KP_TOOLS_CALL("kokkos.tools.declare_metadata()", kp_tools_bridge_declare_metadata(key, value, &err_));
+  Py_RETURN_NONE;
+}
+
+static PyObject *kp_tools_profile_library_loaded(PyObject *mod, PyObject *unused) {
+  return PyBool_FromLong(kp_tools_bridge_profile_library_loaded());
+}
+
+static PyObject *kp_tools_pause(PyObject *mod, PyObject *unused) {
+  kp_error err = {{0}};
+  kp_status s = kp_tools_bridge_pause(&err);
+  if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.tools.pause_tools()"), NULL;
+  Py_RETURN_NONE;
+}
+
+static PyObject *kp_tools_resume(PyObject *mod, PyObject *unused) {
+  kp_error err = {{0}};
+  kp_status s = kp_tools_bridge_resume(&err);
+  if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.tools.resume_tools()"), NULL;
+  Py_RETURN_NONE;
+}
+
+static PyObject *kp_tools_paused(PyObject *mod, PyObject *unused) {
+  return PyBool_FromLong(kp_tools_bridge_paused());
+}
+
+static PyObject *kp_tools_make_space_handle(PyObject *mod, PyObject *name) {
+  const char *s = kp_tools_cstr(name, "kokkos.tools.make_space_handle()", "name");
+  if (!s) return NULL;
+  kp_tools_space_handle h;
+  kp_tools_bridge_make_space_handle(s, &h);
+  return kp_space_handle_from(&h);
+}
+
+/* ---- callbacks ------------------------------------------------------------------------------ */
+
+/* _set_callback(event, fn): fn a callable or None (removes it). */
+static PyObject *kp_tools_set_callback(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  static const char *where = "kokkos.tools.set_<event>_callback()";
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "_set_callback(event, callback) takes 2 arguments");
+    return NULL;
+  }
+  int event = kp_tools_event_arg(args[0], where);
+  if (event < 0) return NULL;
+  PyObject *fn = args[1];
+  const char *name = kp_tools_events[event].name;
+  if (fn != Py_None && !PyCallable_Check(fn)) {
+    PyErr_Format(PyExc_TypeError,
+                 "kokkos.tools.set_%s_callback(): the callback must be callable or None (to remove it), got %.100s",
+                 name, Py_TYPE(fn)->tp_name);
+    return NULL;
+  }
+  if (!kp_tools_bridge_event_available(event)) {
+    PyErr_Format(PyExc_RuntimeError, "kokkos.tools.set_%s_callback(): the installed Kokkos has no %s callback", name,
+                 name);
+    return NULL;
+  }
+  kp_error err = {{0}};
+  kp_status s;
+  PyObject *old = kp_tools_g.callables[event];
+  if (fn == Py_None) {
+    /* Unhook first, then drop the callable: a handler that already entered
+     * finds NULL under the GIL and returns. */
+    s = kp_tools_bridge_set_callback(event, 0, &err);
+    if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;
+    kp_tools_g.callables[event] = NULL;
+  } else {
+    kp_tools_g.callables[event] = Py_NewRef(fn);
+    s = kp_tools_bridge_set_callback(event, 1, &err);
+    if (s != KP_OK) {
+      Py_DECREF(fn);
+      kp_tools_g.callables[event] = old;
+      return kp_raise_bridge(s, &err, where), NULL;
+    }
+  }
+  Py_XDECREF(old);
+  Py_RETURN_NONE;
+}
+
+/* _get_callback(event) -> the Python callable held for event, or None. */
+static PyObject *kp_tools_get_callback(PyObject *mod, PyObject *arg) {
+  int event = kp_tools_event_arg(arg, "_get_callback()");
+  if (event < 0) return NULL;
+  PyObject *fn = kp_tools_g.callables[event];
+  return Py_NewRef(fn ? fn : Py_None);
+}
+
+/* _slot(event) -> (kind, address, library, symbol): what Kokkos' table
+ * holds (kind 0 empty, 1 a Python callable, 2 a native function). */
+static PyObject *kp_tools_py_slot(PyObject *mod, PyObject *arg) {
+  int event = kp_tools_event_arg(arg, "_slot()");
+  if (event < 0) return NULL;
+  kp_tools_slot_info info;
+  kp_tools_bridge_slot(event, &info);
+  PyObject *lib = PyUnicode_DecodeFSDefault(info.library);
+  if (!lib) return NULL;
+  return Py_BuildValue("(iKNs)", info.slot, (unsigned long long)info.address, lib, info.symbol);
+}
+
+/* _events() -> tuple of event names, indexed by event. */
+static PyObject *kp_tools_event_names(PyObject *mod, PyObject *unused) {
+  PyObject *t = PyTuple_New(KP_TOOLS_EVENT_COUNT);
+  if (!t) return NULL;
+  for (int i = 0; i < KP_TOOLS_EVENT_COUNT; ++i) {
+    PyObject *s = PyUnicode_FromString(kp_tools_events[i].name);
+    if (!s) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(t, i, s);
+  }
+  return t;
+}
+
+static PyObject *kp_tools_available(PyObject *mod, PyObject *arg) {
+  int event = kp_tools_event_arg(arg, "_available()");
+  if (event < 0) return NULL;
+  return PyBool_FromLong(kp_tools_bridge_event_available(event));
+}
+
+static PyMethodDef kp_tools_methods[] = {
+    {"profile_library_loaded", kp_tools_profile_library_loaded, METH_NOARGS,
+     "profile_library_loaded() -> bool: True if any Kokkos Tools callback is set (a tool library or Python)."},
+    {"push_region", kp_tools_push_region, METH_O, "push_region(name): Kokkos::Tools::pushRegion."},
+    {"pop_region", kp_tools_pop_region, METH_NOARGS, "pop_region(): Kokkos::Tools::popRegion."},
+    {"create_profile_section", kp_tools_create_profile_section, METH_O,
+     "create_profile_section(name) -> int: Kokkos::Tools::createProfileSection; returns the section id."},
+    {"destroy_profile_section", kp_tools_destroy_profile_section, METH_O,
+     "destroy_profile_section(id): Kokkos::Tools::destroyProfileSection."},
+    {"start_section", kp_tools_start_section, METH_O, "start_section(id): Kokkos::Tools::startSection."},
+    {"stop_section", kp_tools_stop_section, METH_O, "stop_section(id): Kokkos::Tools::stopSection."},
+    {"mark_event", kp_tools_mark_event, METH_O, "mark_event(name): Kokkos::Tools::markEvent."},
+    {"declare_metadata", (PyCFunction)(void (*)(void))kp_tools_declare_metadata, METH_FASTCALL,
+     "declare_metadata(key, value): Kokkos::Tools::declareMetadata."},
+    {"pause_tools", kp_tools_pause, METH_NOARGS,
+     "pause_tools(): Kokkos::Tools::Experimental::pause_tools (no callback fires until resume_tools)."},
+    {"resume_tools", kp_tools_resume, METH_NOARGS,
+     "resume_tools(): Kokkos::Tools::Experimental::resume_tools (does nothing unless paused)."},
+    {"tools_paused", kp_tools_paused, METH_NOARGS, "tools_paused() -> bool: whether pause_tools() is in effect."},
+    {"make_space_handle", kp_tools_make_space_handle, METH_O,
+     "make_space_handle(name) -> SpaceHandle: Kokkos::Tools::make_space_handle."},
+    {"_set_callback", (PyCFunction)(void (*)(void))kp_tools_set_callback, METH_FASTCALL, NULL},
+    {"_get_callback", kp_tools_get_callback, METH_O, NULL},
+    {"_slot", kp_tools_py_slot, METH_O, NULL},
+    {"_events", kp_tools_event_names, METH_NOARGS, NULL},
+    {"_available", kp_tools_available, METH_O, NULL},
+    {NULL, NULL, 0, NULL}};
+
+/* ---- registration ------------------------------------------------------------------------------ */
+
+static int kp_tools_add_type(PyObject *sub, PyType_Spec *spec, PyTypeObject **slot, const char *name) {
+  PyTypeObject *type = (PyTypeObject *)PyType_FromModuleAndSpec(sub, spec, NULL);
+  if (!type) return -1;
+  if (PyModule_AddObjectRef(sub, name, (PyObject *)type) < 0) {
+    Py_DECREF(type);
+    return -1;
+  }
+  Py_XSETREF(*slot, type); /* process-wide: the handlers need it */
+  return 0;
+}
+
+int kp_tools_add(PyObject *module) {
+  PyObject *sub = PyModule_New("kokkos._core._tools");
+  if (!sub) return -1;
+  if (PyModule_AddFunctions(sub, kp_tools_methods) < 0) goto fail;
+  if (kp_tools_add_type(sub, &kp_device_info_spec, &kp_tools_g.device_info_type, "DeviceInfo") < 0) goto fail;
+  if (kp_tools_add_type(sub, &kp_space_handle_spec, &kp_tools_g.space_handle_type, "SpaceHandle") < 0) goto fail;
+  if (kp_tools_add_type(sub, &kp_tool_settings_spec, &kp_tools_g.tool_settings_type, "ToolSettings") < 0) goto fail;
+  if (kp_tools_add_type(sub, &kp_programming_interface_spec, &kp_tools_g.programming_interface_type,
+                        "ToolProgrammingInterface") < 0)
+    goto fail;
+  PyObject *version = PyLong_FromUnsignedLongLong(kp_tools_bridge_interface_version());
+  if (!version) goto fail;
+  int rc = PyModule_AddObjectRef(sub, "KOKKOSP_INTERFACE_VERSION", version);
+  Py_DECREF(version);
+  if (rc < 0) goto fail;
+  kp_tools_bridge_set_handlers(&kp_tools_handler_table);
+  if (PyModule_AddObjectRef(module, "_tools", sub) < 0) goto fail;
+  Py_DECREF(sub);
+  return 0;
+fail:
+  Py_DECREF(sub);
+  return -1;
+}
