@@ -837,8 +837,19 @@ kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label) {
     /* A producer that cannot describe this array with DLPack (NumPy's
      * unaligned or byte-strided arrays) may still offer a buffer. */
     if (v || !PyErr_ExceptionMatches(PyExc_BufferError) || !PyObject_CheckBuffer(obj)) return v;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    v = kp_view_from_buffer_object(st, obj, 0, label, 0);
+    if (v) {
+      Py_XDECREF(type);
+      Py_XDECREF(value);
+      Py_XDECREF(tb);
+      return v;
+    }
+    /* Neither way works: DLPack's reason is the one to report. */
     PyErr_Clear();
-    return kp_view_from_buffer_object(st, obj, 0, label, 0);
+    PyErr_Restore(type, value, tb);
+    return NULL;
   }
   PyObject *cai = NULL;
 #if PY_VERSION_HEX >= 0x030D0000
