@@ -831,7 +831,7 @@ static PyObject *py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssiz
 
 kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label) {
   const char *where = "kokkos.asarray()";
-  if (kp_view_check(obj)) return (kp_view *)Py_NewRef(obj);
+  if (PyObject_TypeCheck(obj, st->view_type)) return (kp_view *)Py_NewRef(obj);
   if (PyCapsule_CheckExact(obj) || type_lookup(Py_TYPE(obj), kp_str_dlpack)) {
     kp_view *v = kp_view_from_dlpack(st, obj, label, where);
     /* A producer that cannot describe this array with DLPack (NumPy's

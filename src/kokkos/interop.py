@@ -62,6 +62,8 @@ def asarray(obj, *, dtype=None, space=None, layout=None, copy=None, label=None):
     ``layout=kokkos.LayoutStride`` accepts any strides. A View passed in with
     nothing to change is returned as is.
     """
+    if dtype is None and space is None and layout is None and copy is None and not _not_an_array(obj):
+        return _core._view_from_object(obj, label)  # zero-copy, nothing to check
     where = "kokkos.asarray()"
     if copy is not None and not isinstance(copy, bool):
         raise TypeError(f"{where}: copy must be True, False or None, got {type(copy).__name__}")
