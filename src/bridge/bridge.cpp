@@ -44,20 +44,27 @@ kp_status guarded(kp_error *arg_err, F &&arg_f) noexcept {
 
 // ---- memory-space dispatch ----------------------------------------------
 
-// Calls arg_f(Space{}) for the Kokkos space behind arg_space; returns
-// KP_E_UNAVAILABLE when this Kokkos lacks it.
+// A memory space as a type only: constructing a Kokkos::CudaSpace needs an
+// initialized Kokkos, and availability queries run before initialize.
+template <class Space>
+struct space_tag {
+  using type = Space;
+};
+
+// Calls arg_f(space_tag<Space>{}) for the Kokkos space behind arg_space;
+// returns KP_E_UNAVAILABLE when this Kokkos lacks it.
 template <class F>
 kp_status with_space(int arg_space, kp_error *arg_err, F &&arg_f) {
   switch (arg_space) {
-    case KP_SPACE_HOST: return arg_f(Kokkos::HostSpace{});
+    case KP_SPACE_HOST: return arg_f(space_tag<Kokkos::HostSpace>{});
 #if defined(KOKKOS_ENABLE_CUDA)
-    case KP_SPACE_CUDA: return arg_f(Kokkos::CudaSpace{});
-    case KP_SPACE_CUDA_UVM: return arg_f(Kokkos::CudaUVMSpace{});
-    case KP_SPACE_CUDA_HOST_PINNED: return arg_f(Kokkos::CudaHostPinnedSpace{});
+    case KP_SPACE_CUDA: return arg_f(space_tag<Kokkos::CudaSpace>{});
+    case KP_SPACE_CUDA_UVM: return arg_f(space_tag<Kokkos::CudaUVMSpace>{});
+    case KP_SPACE_CUDA_HOST_PINNED: return arg_f(space_tag<Kokkos::CudaHostPinnedSpace>{});
 #endif
 #if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-    case KP_SPACE_HIP: return arg_f(Kokkos::HIPSpace{});
-    case KP_SPACE_HIP_HOST_PINNED: return arg_f(Kokkos::HIPHostPinnedSpace{});
+    case KP_SPACE_HIP: return arg_f(space_tag<Kokkos::HIPSpace>{});
+    case KP_SPACE_HIP_HOST_PINNED: return arg_f(space_tag<Kokkos::HIPHostPinnedSpace>{});
 #endif
     default: break;
   }
@@ -359,7 +366,7 @@ extern "C" int kp_bridge_space_available(int space) {
 
 extern "C" int kp_bridge_space_host_accessible(int space) {
   return with_space(space, nullptr, [](auto s) {
-           using S = decltype(s);
+           using S = typename decltype(s)::type;
            return Kokkos::SpaceAccessibility<Kokkos::HostSpace, S>::accessible
                       ? KP_OK
                       : KP_E_UNAVAILABLE;
@@ -419,7 +426,7 @@ extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t byt
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
     return with_space(space, err, [&](auto sp) -> kp_status {
-      using S = decltype(sp);
+      using S = typename decltype(sp)::type;
       void *p = nullptr;
       try {
         p = Kokkos::kokkos_malloc<S>(label ? label : "", bytes);
@@ -447,7 +454,7 @@ extern "C" kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err) {
   // while Kokkos is still alive, and never after finalize.
   return guarded(err, [&]() -> kp_status {
     return with_space(space, err, [&](auto sp) -> kp_status {
-      using S = decltype(sp);
+      using S = typename decltype(sp)::type;
       Kokkos::kokkos_free<S>(ptr);
       return KP_OK;
     });
@@ -462,8 +469,8 @@ extern "C" kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *
     if (auto s = require_initialized(err)) return s;
     return with_space(dst_space, err, [&](auto dsp) -> kp_status {
       return with_space(src_space, err, [&](auto ssp) -> kp_status {
-        using D = decltype(dsp);
-        using S = decltype(ssp);
+        using D = typename decltype(dsp)::type;
+        using S = typename decltype(ssp)::type;
         // What Kokkos::deep_copy does for contiguous Views (report, fence,
         // copy, fence), reporting the Views' labels: Kokkos would report
         // the empty labels of unmanaged Views.
@@ -500,7 +507,7 @@ extern "C" kp_status kp_bridge_copy_strided(int space, size_t elem_size, int ran
     strided_shape shape = make_shape(rank, extents, dst_strides, src_strides, count);
     if (count == 0) return KP_OK;
     return with_space(space, err, [&](auto sp) -> kp_status {
-      using S = decltype(sp);
+      using S = typename decltype(sp)::type;
       return with_element_size(elem_size, err, [&](auto n) -> kp_status {
         return run_copy<S, decltype(n)::value>(shape, count, dst, src);
       });
@@ -519,7 +526,7 @@ extern "C" kp_status kp_bridge_fill(int space, size_t elem_size, int rank,
     strided_shape shape = make_shape(rank, extents, dst_strides, nullptr, count);
     if (count == 0) return KP_OK;
     return with_space(space, err, [&](auto sp) -> kp_status {
-      using S = decltype(sp);
+      using S = typename decltype(sp)::type;
       return with_element_size(elem_size, err, [&](auto n) -> kp_status {
         return run_fill<S, decltype(n)::value>(shape, count, dst, value);
       });

@@ -1,0 +1,103 @@
+"""CUDA benchmarks against CuPy on the same buffers, measured in one run.
+
+Needs a Kokkos with CUDA and CuPy (and PyTorch for the DLPack row). Prints
+bandwidths and ratios (ours / CuPy's; higher is better for bandwidths, lower
+for overheads). Run: python bench/bench_cuda.py
+"""
+
+import sys
+import timeit
+
+import numpy as np
+
+import kokkos
+
+if not kokkos.get_memory_space_available("CudaSpace"):
+    print("bench_cuda: the installed Kokkos has no CUDA space; nothing to measure")
+    sys.exit(0)
+
+import cupy as cp  # noqa: E402
+
+
+def gpu_time(fn, repeat=20, warmup=3):
+    """Median seconds of fn, synchronized with CUDA events."""
+    for _ in range(warmup):
+        fn()
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(repeat):
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
+    return float(np.median(times))
+
+
+def show(name, ours_gbs, ref_gbs, goal):
+    print(f"{name:<58} {ours_gbs:>9.1f} GB/s {ref_gbs:>9.1f} GB/s {ours_gbs / ref_gbs:>6.2f}x  goal {goal}")
+
+
+def main():
+    kokkos.initialize()
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    print(f"GPU: {props['name'].decode()}, Kokkos {'.'.join(map(str, kokkos.kokkos_version()))}, CuPy {cp.__version__}")
+    print(f"{'case':<58} {'ours':>14} {'CuPy':>14} {'ratio':>7}")
+
+    n = 256 * 1024 * 1024 // 8  # 256 MB of doubles
+    a = kokkos.array([n], space=kokkos.CudaSpace)
+    b = kokkos.array([n], space=kokkos.CudaSpace)
+    ca, cb = cp.asarray(a), cp.asarray(b)  # the same buffers, through __cuda_array_interface__
+    t_ours = gpu_time(lambda: kokkos.deep_copy(b, a))
+    t_ref = gpu_time(lambda: cp.copyto(cb, ca))
+    show("device-to-device contiguous copy, 256 MB", 2 * n * 8 / t_ours / 1e9, 2 * n * 8 / t_ref / 1e9, ">= 0.9x")
+
+    h = kokkos.array([n], space=kokkos.CudaHostPinnedSpace)
+    nbytes = n * 8
+    H2D, D2H = 1, 2
+    t_ours = gpu_time(lambda: kokkos.deep_copy(a, h), repeat=10)
+    t_ref = gpu_time(lambda: cp.cuda.runtime.memcpy(a.data, h.data, nbytes, H2D), repeat=10)
+    show("host (pinned) -> device, 256 MB", nbytes / t_ours / 1e9, nbytes / t_ref / 1e9, ">= 0.9x")
+    t_ours = gpu_time(lambda: kokkos.deep_copy(h, a), repeat=10)
+    t_ref = gpu_time(lambda: cp.cuda.runtime.memcpy(h.data, a.data, nbytes, D2H), repeat=10)
+    show("device -> host (pinned), 256 MB", nbytes / t_ours / 1e9, nbytes / t_ref / 1e9, ">= 0.9x")
+
+    m = 8192
+    r = kokkos.array([m, m], space=kokkos.CudaSpace)
+    l = kokkos.array([m, m], space=kokkos.CudaSpace, layout=kokkos.LayoutLeft)
+    cr = cp.asarray(r)
+    cr[...] = cp.arange(m * m, dtype=cp.float64).reshape(m, m)
+    t_ours = gpu_time(lambda: kokkos.deep_copy(l, r), repeat=10)
+    t_ref = gpu_time(lambda: cp.asfortranarray(cr), repeat=10)
+    show("LayoutRight -> LayoutLeft 8192x8192 float64 (device)", 2 * m * m * 8 / t_ours / 1e9, 2 * m * m * 8 / t_ref / 1e9,
+         ">= 0.7x")
+    assert bool((cp.asarray(l) == cr).all())
+
+    small = kokkos.array([1000], space=kokkos.CudaSpace)
+    csmall = cp.zeros(1000)
+    g = dict(cp=cp, small=small, csmall=csmall)
+    t_ours = min(timeit.repeat("cp.asarray(small)", number=20000, repeat=5, globals=g)) / 20000
+    t_ref = min(timeit.repeat("cp.asarray(csmall)", number=20000, repeat=5, globals=g)) / 20000
+    # cupy.asarray of a CuPy array returns it; the fair reference is wrapping
+    # a CuPy array's memory through its __cuda_array_interface__ as well
+    wrap = cp.ndarray
+    g.update(wrap=wrap, obj=type("CAI", (), {"__cuda_array_interface__": csmall.__cuda_array_interface__})())
+    t_cai = min(timeit.repeat("cp.asarray(obj)", number=20000, repeat=5, globals=g)) / 20000
+    print(f"{'cupy.asarray(view) overhead':<58} {t_ours * 1e9:>9.0f} ns   {t_cai * 1e9:>9.0f} ns   {t_ours / t_cai:>6.2f}x  "
+          f"goal <= 2x (reference: cupy.asarray of an object carrying a CuPy array's CAI; cupy.asarray(cupy array) "
+          f"itself: {t_ref * 1e9:.0f} ns)")
+    try:
+        import torch
+    except ImportError:
+        print("torch.from_dlpack: PyTorch absent, not measured")
+        return
+    g.update(torch=torch)
+    t_ours = min(timeit.repeat("torch.from_dlpack(small)", number=20000, repeat=5, globals=g)) / 20000
+    t_ref = min(timeit.repeat("torch.from_dlpack(csmall)", number=20000, repeat=5, globals=g)) / 20000
+    print(f"{'torch.from_dlpack(view) vs torch.from_dlpack(cupy array)':<58} {t_ours * 1e9:>9.0f} ns   "
+          f"{t_ref * 1e9:>9.0f} ns   {t_ours / t_ref:>6.2f}x  goal <= 2x")
+
+
+if __name__ == "__main__":
+    main()
