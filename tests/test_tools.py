@@ -159,7 +159,7 @@ def test_region_context_manager_pops_even_on_error():
         assert r.name == "solve"
     with pytest.raises(ZeroDivisionError):
         with kt.region("fails"):
-            1 / 0
+            raise ZeroDivisionError("in the region")
     assert rec.events == [
         ("push_region", "solve"),
         ("pop_region",),
@@ -212,7 +212,9 @@ def test_region_decorator_recursion_nests():
 def test_sections_pass_ids_between_python_and_the_callbacks():
     ids = iter([11, 12])
     events = []
-    kt.set_create_profile_section_callback(lambda name: events.append(("create", name)) or next(ids))
+    kt.set_create_profile_section_callback(
+        lambda name: events.append(("create", name)) or next(ids)
+    )
     kt.set_start_profile_section_callback(lambda i: events.append(("start", i)))
     kt.set_stop_profile_section_callback(lambda i: events.append(("stop", i)))
     kt.set_destroy_profile_section_callback(lambda i: events.append(("destroy", i)))
@@ -222,7 +224,13 @@ def test_sections_pass_ids_between_python_and_the_callbacks():
     kt.start_section(a)
     kt.stop_section(a)
     kt.destroy_profile_section(b)
-    assert events == [("create", "a"), ("create", "b"), ("start", 11), ("stop", 11), ("destroy", 12)]
+    assert events == [
+        ("create", "a"),
+        ("create", "b"),
+        ("start", 11),
+        ("stop", 11),
+        ("destroy", 12),
+    ]
 
 
 def test_section_id_without_a_callback_is_zero():
@@ -230,8 +238,13 @@ def test_section_id_without_a_callback_is_zero():
 
 
 def test_profiling_section_object_and_context_manager():
-    rec = Recorder("create_profile_section", "start_profile_section", "stop_profile_section",
-                   "destroy_profile_section", returns=7)
+    rec = Recorder(
+        "create_profile_section",
+        "start_profile_section",
+        "stop_profile_section",
+        "destroy_profile_section",
+        returns=7,
+    )
     sec = kt.ProfilingSection("iteration")
     assert sec.id == 7 and sec.name == "iteration"
     for _ in range(2):
@@ -254,8 +267,13 @@ def test_profiling_section_object_and_context_manager():
         ["create_profile_section"]
         + ["start_profile_section", "stop_profile_section"] * 2
         + ["destroy_profile_section"]
-        + ["create_profile_section", "start_profile_section", "stop_profile_section",
-           "destroy_profile_section"] * 2
+        + [
+            "create_profile_section",
+            "start_profile_section",
+            "stop_profile_section",
+            "destroy_profile_section",
+        ]
+        * 2
     )
     assert rec.of("create_profile_section") == [("iteration",), ("once",), ("raises",)]
     assert set(rec.of("start_profile_section")) == {(7,)}
@@ -321,8 +339,14 @@ def test_deep_copy_between_views_carries_both_labels_and_spaces():
 
 
 def test_mirror_and_copy_events_in_order_inside_a_region():
-    rec = Recorder("push_region", "pop_region", "allocate_data", "deallocate_data",
-                   "begin_deep_copy", "end_deep_copy")
+    rec = Recorder(
+        "push_region",
+        "pop_region",
+        "allocate_data",
+        "deallocate_data",
+        "begin_deep_copy",
+        "end_deep_copy",
+    )
     with kt.region("phase"):
         v = kokkos.array("field", [6], dtype=kokkos.float32)
         m = v.create_mirror(copy=False)
@@ -520,7 +544,9 @@ def test_make_space_handle_and_types():
     assert kt.SpaceHandle().name == ""
     assert kt.SpaceHandle("x" * 63).name == "x" * 63
     d = kt.DeviceInfo(3)
-    assert d.deviceID == 3 and d == kt.DeviceInfo(deviceID=3) and repr(d) == "DeviceInfo(deviceID=3)"
+    assert (
+        d.deviceID == 3 and d == kt.DeviceInfo(deviceID=3) and repr(d) == "DeviceInfo(deviceID=3)"
+    )
     with pytest.raises(AttributeError):
         d.deviceID = 4
     s = kt.ToolSettings()
@@ -541,15 +567,26 @@ def test_make_space_handle_and_types():
         (lambda: kt.push_region("a\0b"), ValueError, "must not contain NUL"),
         (lambda: kt.mark_event(None), TypeError, r"mark_event\(\): name must be a str"),
         (lambda: kt.create_profile_section(3), TypeError, "name must be a str"),
-        (lambda: kt.start_section(-1), ValueError, r"start_section\(\): section id must be in \[0, 2\*\*32\), got -1"),
+        (
+            lambda: kt.start_section(-1),
+            ValueError,
+            r"start_section\(\): section id must be in \[0, 2\*\*32\), got -1",
+        ),
         (lambda: kt.stop_section(2**32), ValueError, "must be in"),
         (lambda: kt.destroy_profile_section("1"), TypeError, "section id must be an int, got str"),
         (lambda: kt.start_section(1.0), TypeError, "got float"),
         (lambda: kt.declare_metadata("k"), TypeError, r"takes 2 arguments \(key, value\), got 1"),
         (lambda: kt.declare_metadata("k", 1), TypeError, "value must be a str"),
-        (lambda: kt.set_push_region_callback(5), TypeError,
-         r"set_push_region_callback\(\): the callback must be callable or None"),
-        (lambda: kt.set_callback("no_such_event", print), ValueError, "unknown event 'no_such_event'"),
+        (
+            lambda: kt.set_push_region_callback(5),
+            TypeError,
+            r"set_push_region_callback\(\): the callback must be callable or None",
+        ),
+        (
+            lambda: kt.set_callback("no_such_event", print),
+            ValueError,
+            "unknown event 'no_such_event'",
+        ),
         (lambda: kt.region(5), TypeError, r"region\(\): name must be a str"),
         (lambda: kt.region("r")(3), TypeError, "decorates a callable"),
         (lambda: kt.ProfilingSection(1), TypeError, "name must be a str"),
@@ -576,3 +613,30 @@ def test_space_handle_name_assignment_errors():
     with pytest.raises(AttributeError, match="cannot be deleted"):
         del h.name
     assert h.name == "Host"
+
+
+# ---- device memory spaces -----------------------------------------------------------------
+
+HAS_CUDA = kokkos.get_memory_space_available("CudaSpace")
+
+
+@pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space")
+@pytest.mark.parametrize(
+    "space, name",
+    [("CudaSpace", "Cuda"), ("CudaUVMSpace", "CudaUVM"), ("CudaHostPinnedSpace", "CudaHostPinned")],
+)
+def test_device_views_report_their_memory_space(space, name):
+    rec = Recorder("allocate_data", "deallocate_data", "begin_deep_copy")
+    d = kokkos.array("dev", [100], dtype=kokkos.float64, space=getattr(kokkos, space))
+    h = kokkos.array("host", [100], dtype=kokkos.float64, space=kokkos.HostSpace)
+    np.asarray(h)[:] = 2.0
+    kokkos.deep_copy(d, h)
+    kokkos.deep_copy(h, d)
+    allocs = {(e[0].name, e[1], e[3]) for e in rec.of("allocate_data")}
+    assert (name, "dev", 800) in allocs and ("Host", "host", 800) in allocs
+    copies = [(e[0].name, e[1], e[3].name, e[4], e[6]) for e in rec.of("begin_deep_copy")]
+    assert (name, "dev", "Host", "host", 800) in copies
+    assert ("Host", "host", name, "dev", 800) in copies
+    del d
+    gc.collect()
+    assert (name, "dev", 800) in {(e[0].name, e[1], e[3]) for e in rec.of("deallocate_data")}

@@ -9,10 +9,10 @@ import sys
 import threading
 
 import pytest
+import tools_build
 
 import kokkos
 import kokkos.tools as kt
-import tools_build
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,9 @@ def test_cxx_kernels_views_copies_regions_sections_reach_python(cxx):
     ids = iter(range(100, 200))
     log = record(
         kt.EVENTS[4:26],  # every event between init/parse_args/print_help and the tool settings
-        returns=lambda name: next(ids) if name.startswith("begin_") or name == "create_profile_section" else None,
+        returns=lambda name: (
+            next(ids) if name.startswith("begin_") or name == "create_profile_section" else None
+        ),
     )
     assert cxx.kp_test_cxx_events() == 0
     names = [e[0] for e in log]
@@ -74,7 +76,7 @@ def test_cxx_kernels_views_copies_regions_sections_reach_python(cxx):
         i = first(f"begin_parallel_{kind}", label)
         # the id the Python begin callback returned comes back to the end callback
         returned = None
-        for e in log[i + 1:]:
+        for e in log[i + 1 :]:
             if e[0] == f"end_parallel_{kind}":
                 returned = e[1]
                 break
@@ -88,8 +90,12 @@ def test_cxx_kernels_views_copies_regions_sections_reach_python(cxx):
     assert first("push_region", "cxx_region") < first("begin_parallel_for", "cxx_parallel_for")
     assert names.index("pop_region") > first("begin_parallel_scan", "cxx_parallel_scan")
     sec = [e for e in log if "profile_section" in e[0]]
-    assert [e[0] for e in sec] == ["create_profile_section", "start_profile_section",
-                                   "stop_profile_section", "destroy_profile_section"]
+    assert [e[0] for e in sec] == [
+        "create_profile_section",
+        "start_profile_section",
+        "stop_profile_section",
+        "destroy_profile_section",
+    ]
     assert sec[0][1] == "cxx_section"
     assert sec[1][1] == sec[2][1] == sec[3][1] and 100 <= sec[1][1] < 200
     assert ("profile_event", "cxx_event") in log
@@ -111,7 +117,10 @@ def test_begin_callbacks_return_ids_to_kokkos(cxx):
     # (Kokkos 4 also fences around each event for tools that require it)
     assert [g for g in got if g[0].startswith("cxx_")] == [("cxx_begin_for", 3), ("cxx_fence", 7)]
     assert [e for e in ends if e[0] != "fence"] == [
-        ("parallel_for", 41), ("parallel_reduce", 42), ("parallel_scan", 2**64 - 1)]
+        ("parallel_for", 41),
+        ("parallel_reduce", 42),
+        ("parallel_scan", 2**64 - 1),
+    ]
     assert ("fence", 44) in ends
 
 
@@ -140,9 +149,19 @@ def test_exceptions_from_cxx_triggered_callbacks_never_reach_cxx(cxx, unraisable
     def bad(*args):
         raise RuntimeError("from Python")
 
-    for name in ("begin_parallel_for", "end_parallel_for", "allocate_data", "deallocate_data",
-                 "push_region", "pop_region", "begin_deep_copy", "end_deep_copy",
-                 "create_profile_section", "profile_event", "declare_metadata"):
+    for name in (
+        "begin_parallel_for",
+        "end_parallel_for",
+        "allocate_data",
+        "deallocate_data",
+        "push_region",
+        "pop_region",
+        "begin_deep_copy",
+        "end_deep_copy",
+        "create_profile_section",
+        "profile_event",
+        "declare_metadata",
+    ):
         kt.set_callback(name, bad)
     assert cxx.kp_test_cxx_events() == 0  # the C++ code ran to the end
     assert len(unraisable) >= 11
@@ -221,9 +240,13 @@ def test_removed_callback_is_not_called_from_cxx(cxx):
     assert len(log) == 3
 
 
-@pytest.mark.skipif(kokkos.kokkos_version() < (3, 6, 0), reason="Kokkos < 3.6 reports no fence events")
+@pytest.mark.skipif(
+    kokkos.kokkos_version() < (3, 6, 0), reason="Kokkos < 3.6 reports no fence events"
+)
 def test_kokkos_fence_reports_begin_and_end_fence():
-    log = record(["begin_fence", "end_fence"], returns=lambda name: 77 if name == "begin_fence" else None)
+    log = record(
+        ["begin_fence", "end_fence"], returns=lambda name: 77 if name == "begin_fence" else None
+    )
     kokkos.fence("python fence")
     begins = [e for e in log if e[0] == "begin_fence"]
     assert any(e[1] == "python fence" for e in begins)

@@ -10,9 +10,9 @@ import sys
 import textwrap
 
 import pytest
+import tools_build
 
 import kokkos
-import tools_build
 
 VERSION = kokkos.kokkos_version()
 # Kokkos 3.7 added KOKKOS_TOOLS_LIBS; older versions read KOKKOS_PROFILE_LIBRARY.
@@ -25,12 +25,22 @@ def tool(tmp_path_factory):
 
 
 def run(code, env=None, timeout=120):
-    full = {k: v for k, v in os.environ.items()
-            if k not in ("KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY", "KOKKOS_TOOLS_ARGS")}
+    full = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY", "KOKKOS_TOOLS_ARGS")
+    }
     full.update(env or {})
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, env=full, timeout=timeout)
-    assert proc.returncode == 0, f"subprocess failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, (
+        f"subprocess failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+    )
     return proc
 
 
@@ -118,27 +128,34 @@ def check_program_output(proc, tool):
 
 def test_tool_library_from_the_environment_sees_python_events_in_order(tool, tmp_path):
     log = tmp_path / "events.log"
-    proc = run(PROGRAM.format(initialize="kokkos.initialize()"),
-               env={TOOLS_ENV: str(tool), "KP_TEST_TOOL_LOG": str(log)})
+    proc = run(
+        PROGRAM.format(initialize="kokkos.initialize()"),
+        env={TOOLS_ENV: str(tool), "KP_TEST_TOOL_LOG": str(log)},
+    )
     check_program_output(proc, tool)
     assert python_events(read_log(log)) == EXPECTED
 
 
 def test_tool_library_from_initialize_tools_libs(tool, tmp_path):
     log = tmp_path / "events.log"
-    proc = run(PROGRAM.format(initialize=f"kokkos.initialize(tools_libs={str(tool)!r})"),
-               env={"KP_TEST_TOOL_LOG": str(log)})
+    proc = run(
+        PROGRAM.format(initialize=f"kokkos.initialize(tools_libs={str(tool)!r})"),
+        env={"KP_TEST_TOOL_LOG": str(log)},
+    )
     check_program_output(proc, tool)
     assert python_events(read_log(log)) == EXPECTED
 
 
 def test_tools_args_reach_the_library(tool, tmp_path):
     log = tmp_path / "events.log"
-    run(f"""
+    run(
+        f"""
         import kokkos
         kokkos.initialize(tools_libs={str(tool)!r}, tools_args="-o out.txt --verbose")
         kokkos.finalize()
-        """, env={"KP_TEST_TOOL_LOG": str(log)})
+        """,
+        env={"KP_TEST_TOOL_LOG": str(log)},
+    )
     parses = [rec for rec in read_log(log) if rec[0] == "parse_args"]
     # (Kokkos 4.x hands a tool its arguments twice during initialize)
     assert parses and all(p == parses[0] for p in parses)
@@ -151,13 +168,16 @@ def test_first_profiling_call_initializes_kokkos_with_the_library(tool, tmp_path
     """No kokkos.initialize(): the first region initializes Kokkos, so the
     library named in the environment is loaded before it."""
     log = tmp_path / "events.log"
-    run("""
+    run(
+        """
         import kokkos, kokkos.tools as kt
         assert not kokkos.is_initialized()
         kt.push_region("py_first")
         assert kokkos.is_initialized()
         kt.pop_region()
-        """, env={TOOLS_ENV: str(tool), "KP_TEST_TOOL_LOG": str(log)})
+        """,
+        env={TOOLS_ENV: str(tool), "KP_TEST_TOOL_LOG": str(log)},
+    )
     kinds = python_events(read_log(log))
     # finalize comes from the package's atexit handler
     assert kinds == [("init",), ("push_region", "py_first"), ("pop_region",), ("finalize",)]
@@ -165,7 +185,8 @@ def test_first_profiling_call_initializes_kokkos_with_the_library(tool, tmp_path
 
 def test_python_callback_replaces_the_library_for_one_event(tool, tmp_path):
     log = tmp_path / "events.log"
-    proc = run("""
+    proc = run(
+        """
         import kokkos, kokkos.tools as kt
         kokkos.initialize()
         seen = []
@@ -179,15 +200,20 @@ def test_python_callback_replaces_the_library_for_one_event(tool, tmp_path):
         cbs = kt.get_callbacks()
         print(seen, cbs["push_region"], cbs["pop_region"].symbol)
         kokkos.finalize()
-        """, env={TOOLS_ENV: str(tool), "KP_TEST_TOOL_LOG": str(log)})
+        """,
+        env={TOOLS_ENV: str(tool), "KP_TEST_TOOL_LOG": str(log)},
+    )
     assert "['py_python_sees_this'] None kokkosp_pop_profile_region" in proc.stdout
     events = python_events(read_log(log))
-    assert events == [("init",), ("push_region", "py_lib_sees_this")] + [("pop_region",)] * 3 + [("finalize",)]
+    assert events == [("init",), ("push_region", "py_lib_sees_this")] + [("pop_region",)] * 3 + [
+        ("finalize",)
+    ]
 
 
 def test_a_library_loaded_at_initialize_replaces_earlier_python_callbacks(tool, tmp_path):
     log = tmp_path / "events.log"
-    proc = run(f"""
+    proc = run(
+        f"""
         import kokkos, kokkos.tools as kt
         seen = []
         kt.set_profile_event_callback(seen.append)   # the library has kokkosp_profile_event
@@ -197,7 +223,9 @@ def test_a_library_loaded_at_initialize_replaces_earlier_python_callbacks(tool, 
         cbs = kt.get_callbacks()
         print(seen, cbs["profile_event"].symbol)
         kokkos.finalize()
-        """, env={"KP_TEST_TOOL_LOG": str(log)})
+        """,
+        env={"KP_TEST_TOOL_LOG": str(log)},
+    )
     assert "[] kokkosp_profile_event" in proc.stdout
     assert ("profile_event", "py_after_init") in python_events(read_log(log))
 
@@ -205,12 +233,15 @@ def test_a_library_loaded_at_initialize_replaces_earlier_python_callbacks(tool, 
 def test_kokkos_profile_library_variable(tool, tmp_path):
     """KOKKOS_PROFILE_LIBRARY: the variable of Kokkos 3 (deprecated but read by Kokkos 4)."""
     log = tmp_path / "events.log"
-    run("""
+    run(
+        """
         import kokkos, kokkos.tools as kt
         kokkos.initialize()
         kt.mark_event("py_old_variable")
         kokkos.finalize()
-        """, env={"KOKKOS_PROFILE_LIBRARY": str(tool), "KP_TEST_TOOL_LOG": str(log)})
+        """,
+        env={"KOKKOS_PROFILE_LIBRARY": str(tool), "KP_TEST_TOOL_LOG": str(log)},
+    )
     assert ("profile_event", "py_old_variable") in python_events(read_log(log))
 
 
@@ -237,7 +268,10 @@ def on_settings(n, settings):
     settings.requires_global_fencing = {fencing}
 kt.set_init_callback(lambda *a: log.append(("init",) + a))
 kt.set_request_tool_settings_callback(on_settings)
-kt.set_provide_tool_programming_interface_callback(lambda n, i: (log.append(("interface", n)), iface.append(i)))
+def on_interface(n, interface):
+    log.append(("interface", n))
+    iface.append(interface)
+kt.set_provide_tool_programming_interface_callback(on_interface)
 kt.set_parse_args_callback(lambda argc, argv: log.append(("parse_args", argc, argv)))
 kt.set_finalize_callback(lambda: print("finalize callback", flush=True))
 kokkos.initialize(tools_args="-k v")
@@ -291,7 +325,10 @@ def test_init_settings_interface_parse_args_and_finalize_callbacks():
     assert ("interface", 1) in log
     names = [e[0] for e in log]
     assert names.index("init") < names.index("request_tool_settings") < names.index("interface")
-    assert "after finalize: kokkos.tools.ToolProgrammingInterface.fence(): Kokkos has been finalized" in out
+    assert (
+        "after finalize: kokkos.tools.ToolProgrammingInterface.fence(): Kokkos has been finalized"
+        in out
+    )
 
 
 @pytest.mark.skipif(VERSION < (3, 6, 0), reason="Kokkos < 3.6 reports no fence events")

@@ -51,7 +51,11 @@ def kokkos_install() -> dict:
         prefixes.append(libdir.parent.parent)
     want = "%d%02d%02d" % kokkos.kokkos_version()
     for prefix in prefixes:
-        for inc in (prefix / "include", prefix / "include" / "trilinos", prefix / "include" / "kokkos"):
+        for inc in (
+            prefix / "include",
+            prefix / "include" / "trilinos",
+            prefix / "include" / "kokkos",
+        ):
             config = inc / "KokkosCore_config.h"
             if not (inc / "Kokkos_Core.hpp").exists() or not config.exists():
                 continue
@@ -73,7 +77,9 @@ def kokkos_install() -> dict:
 def _run(cmd: list, what: str) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise BuildError(f"building {what} failed:\n$ {' '.join(map(str, cmd))}\n{proc.stderr[-4000:]}")
+        raise BuildError(
+            f"building {what} failed:\n$ {' '.join(map(str, cmd))}\n{proc.stderr[-4000:]}"
+        )
 
 
 def build_tool_library(outdir: Path) -> Path:
@@ -82,8 +88,20 @@ def build_tool_library(outdir: Path) -> Path:
     if not cc:
         raise BuildError("no C compiler (cc) found")
     out = Path(outdir) / "libkp_logging_tool.so"
-    _run([cc, "-std=c11", "-O1", "-fPIC", "-shared", "-o", str(out), str(SOURCES / "logging_tool.c"),
-          "-lpthread"], "the test tool library")
+    _run(
+        [
+            cc,
+            "-std=c11",
+            "-O1",
+            "-fPIC",
+            "-shared",
+            "-o",
+            str(out),
+            str(SOURCES / "logging_tool.c"),
+            "-lpthread",
+        ],
+        "the test tool library",
+    )
     return out
 
 
@@ -103,9 +121,24 @@ def build_cxx_events(outdir: Path) -> Path:
     if k["openmp"]:
         flags += ["-fopenmp"] if not k["cuda"] else ["-Xcompiler", "-fopenmp"]
     out = Path(outdir) / "libkp_cxx_events.so"
-    _run([cxx, "-std=c++17", "-O1", "-shared", *flags, "-I", str(k["include"]), "-o", str(out),
-          str(SOURCES / "cxx_events.cpp"), str(k["library"]), f"-Wl,-rpath,{k['library'].parent}",
-          "-lpthread"], "the C++ event module")
+    _run(
+        [
+            cxx,
+            "-std=c++17",
+            "-O1",
+            "-shared",
+            *flags,
+            "-I",
+            str(k["include"]),
+            "-o",
+            str(out),
+            str(SOURCES / "cxx_events.cpp"),
+            str(k["library"]),
+            f"-Wl,-rpath,{k['library'].parent}",
+            "-lpthread",
+        ],
+        "the C++ event module",
+    )
     return out
 
 

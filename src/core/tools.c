@@ -733,20 +733,19 @@ static int kp_tools_require_runtime(const char *where) {
 }
 
 /* Profiling calls initialize Kokkos if needed (so a tool library named in
- * the environment sees them), and release the GIL while a tool is loaded:
- * Kokkos may fence for the tool, and Python callbacks take the GIL back. */
+ * the environment sees them). With no callback set Kokkos would do nothing,
+ * so neither do they. Otherwise they release the GIL around the call: Kokkos
+ * may fence for the tool, and Python callbacks take the GIL back. */
 #define KP_TOOLS_CALL(where, CALL)                                    \
   do {                                                                \
     if (kp_tools_require_runtime(where) < 0) return NULL;             \
-    kp_error err_ = {{0}};                                            \
-    kp_status s_;                                                     \
     if (kp_tools_bridge_profile_library_loaded()) {                   \
+      kp_error err_ = {{0}};                                          \
+      kp_status s_;                                                   \
       Py_BEGIN_ALLOW_THREADS s_ = (CALL);                             \
       Py_END_ALLOW_THREADS                                            \
-    } else {                                                          \
-      s_ = (CALL);                                                    \
+      if (s_ != KP_OK) return kp_raise_bridge(s_, &err_, where), NULL; \
     }                                                                 \
-    if (s_ != KP_OK) return kp_raise_bridge(s_, &err_, where), NULL;  \
   } while (0)
 
 static PyObject *kp_tools_push_region(PyObject *mod, PyObject *name) {

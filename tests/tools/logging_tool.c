@@ -37,14 +37,16 @@ struct ToolSettings {
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *log_file = NULL;
+static int log_opened = 0; /* KP_TEST_TOOL_LOG looked up (unset: log nothing) */
 static uint64_t next_kernel = 1000;
 static uint32_t next_section = 500;
 
 static void log_line(const char *fmt, ...) {
   pthread_mutex_lock(&log_lock);
-  if (!log_file) {
+  if (!log_opened) {
     const char *path = getenv("KP_TEST_TOOL_LOG");
     if (path) log_file = fopen(path, "a");
+    log_opened = 1;
   }
   if (log_file) {
     va_list ap;
