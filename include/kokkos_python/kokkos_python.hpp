@@ -527,10 +527,14 @@ bool is_managed(const ViewT &arg_view) noexcept {
 
 template <class Layout>
 Layout make_layout(const kokkos_python_view_desc &arg_desc) {
-  Layout layout;  // unused extents stay KOKKOS_INVALID_INDEX (rank deduction)
-  for (int r = 0; r < arg_desc.rank; ++r) {
-    layout.dimension[r] = static_cast<size_t>(arg_desc.extents[r]);
-    if constexpr (std::is_same_v<Layout, Kokkos::LayoutStride>) layout.stride[r] = static_cast<size_t>(arg_desc.strides[r]);
+  Layout layout;
+  for (int r = 0; r < KOKKOS_PYTHON_MAX_RANK; ++r) {
+    // Extents beyond the rank are KOKKOS_INVALID_INDEX: DynRankView deduces
+    // its rank from them (Kokkos 3.x defaults them to 0, 4.x to invalid).
+    const bool used = r < arg_desc.rank;
+    layout.dimension[r] = used ? static_cast<size_t>(arg_desc.extents[r]) : KOKKOS_INVALID_INDEX;
+    if constexpr (std::is_same_v<Layout, Kokkos::LayoutStride>)
+      layout.stride[r] = used ? static_cast<size_t>(arg_desc.strides[r]) : 0;
   }
   return layout;
 }

@@ -1,0 +1,24 @@
+// pyb_main.cpp: kp_test_pyb, the pybind11 test module (tests/test_cxx.py).
+#include <kokkos_python/pybind11.hpp>
+#include <pybind11/stl.h>
+
+#include "misc.hpp"
+
+namespace py = pybind11;
+
+void kp_test_register_right(py::module_ &m);
+void kp_test_register_left(py::module_ &m);
+void kp_test_register_stride(py::module_ &m);
+void kp_test_register_dyn_rank(py::module_ &m);
+
+PYBIND11_MODULE(kp_test_pyb, m) {
+  if (kokkos_python::import("kp_test_pyb") < 0) throw py::error_already_set();
+  kp_test::register_misc<py::handle>(m);
+  m.def("scale_noconvert", [](kp_test::V1 v, double a) {
+    for (std::size_t i = 0; i < v.extent(0); ++i) v(i) *= a;
+  }, py::arg("v").noconvert(), py::arg("a"));
+  kp_test_register_right(m);
+  kp_test_register_left(m);
+  kp_test_register_stride(m);
+  kp_test_register_dyn_rank(m);
+}

@@ -1,0 +1,142 @@
+"""Build helpers for the C and C++ interop tests (tests/test_cxx*.py).
+
+The test modules in tests/cxx/ are built at test time against the installed
+kokkos package exactly as a user's project would build them: CMake finds
+the package with find_package(kokkos_python) through ``python -m kokkos
+--cmake-dir``, and pybind11 and nanobind through theirs. The build directory
+lives under build/ and is reused, so a second run only rebuilds what the
+installed headers or the test sources changed.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import kokkos
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = Path(__file__).resolve().parent / "cxx"
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+def _tool(name: str) -> str | None:
+    local = Path(sys.executable).parent / name
+    if local.exists():
+        return str(local)
+    return shutil.which(name)
+
+
+def _cmake_dir(module: str, flag: str) -> str:
+    out = subprocess.run([sys.executable, "-m", module, flag], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise BuildError(f"python -m {module} {flag} failed: {out.stderr.strip()} (pip install {module})")
+    return out.stdout.strip()
+
+
+def build_dir(name: str) -> Path:
+    """A build directory for this interpreter and installed package."""
+    key = hashlib.sha1(f"{sys.prefix}|{kokkos.get_include()}|{sys.version}".encode()).hexdigest()[:10]
+    path = ROOT / "build" / f"test-{name}-{key}"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _run(cmd: list[str], log: Path, cwd: Path | None = None) -> None:
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+    log.write_text(res.stdout + res.stderr)
+    if res.returncode != 0:
+        tail = (res.stdout + res.stderr)[-6000:]
+        raise BuildError(f"{' '.join(cmd)} failed (log {log}):\n{tail}")
+
+
+def cmake_build(source: Path, name: str, defines: dict[str, str] | None = None) -> Path:
+    """Configure and build the CMake project at source; returns its build dir."""
+    cmake = _tool("cmake")
+    if not cmake:
+        raise BuildError("cmake not found (pip install cmake)")
+    out = build_dir(name)
+    args = [cmake, "-S", str(source), "-B", str(out), f"-DPython_EXECUTABLE={sys.executable}",
+            f"-Dkokkos_python_DIR={kokkos.get_cmake_dir()}"]
+    if not (out / "CMakeCache.txt").exists() and _tool("ninja"):
+        args += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}"]
+    for key, value in (defines or {}).items():
+        args.append(f"-D{key}={value}")
+    _run(args, out / "configure.log")
+    _run([cmake, "--build", str(out), "--parallel", str(os.cpu_count() or 2)], out / "build.log")
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def test_modules() -> Path:
+    """Builds kp_test_pyb, kp_test_nb and kp_test_c; returns their directory."""
+    return cmake_build(SOURCES, "cxx", {
+        "pybind11_DIR": _cmake_dir("pybind11", "--cmakedir"),
+        "nanobind_DIR": _cmake_dir("nanobind", "--cmake_dir"),
+    })
+
+
+@functools.lru_cache(maxsize=None)
+def examples() -> Path:
+    """Builds examples/ (the seed's example) as examples/run.sh does."""
+    return cmake_build(ROOT / "examples", "examples", {
+        "pybind11_DIR": _cmake_dir("pybind11", "--cmakedir"),
+        "nanobind_DIR": _cmake_dir("nanobind", "--cmake_dir"),
+    })
+
+
+def import_from(directory: Path, name: str):
+    if str(directory) not in sys.path:
+        sys.path.insert(0, str(directory))
+    return __import__(name)
+
+
+def ext_suffix() -> str:
+    return sysconfig.get_config_var("EXT_SUFFIX")
+
+
+def compile_module(source: Path, name: str, flags: list[str], out_dir: Path) -> Path:
+    """Compiles one C or C++ file into an extension module with the system
+    compiler (no CMake), the way `python -m kokkos --includes` is meant for."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / f"{name}{ext_suffix()}"
+    is_cxx = source.suffix == ".cpp"
+    compiler = os.environ.get("CXX" if is_cxx else "CC") or ("g++" if is_cxx else "gcc")
+    cmd = [compiler, "-shared", "-fPIC", "-O1", "-o", str(target), str(source)]
+    cmd += ["-std=c++17"] if is_cxx else ["-std=c11"]
+    cmd += flags
+    _run(cmd, out_dir / f"{name}.log")
+    return target
+
+
+KOKKOS_INSTALLS = [
+    # (include dir, core library, needs OpenMP)
+    ("/usr/include/trilinos", "/usr/lib/x86_64-linux-gnu/libtrilinos_kokkoscore.so", False),
+    ("/opt/kokkos-4.6-omp/include", "/opt/kokkos-4.6-omp/lib/libkokkoscore.so", True),
+]
+
+
+def other_kokkos() -> tuple[str, str, bool] | None:
+    """A Kokkos installed here that is not the one the package uses, if any."""
+    mine = os.path.realpath(kokkos._paths.build_config()["kokkos_library"])
+    for inc, lib, omp in KOKKOS_INSTALLS:
+        if os.path.exists(lib) and os.path.exists(os.path.join(inc, "Kokkos_Core.hpp")):
+            if os.path.realpath(lib) != mine:
+                return inc, lib, omp
+    return None
+
+
+def run_python(code: str, *paths: Path, timeout: int = 120) -> subprocess.CompletedProcess:
+    """Runs code in a fresh interpreter with paths on PYTHONPATH."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(p) for p in paths] + [env.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=timeout)

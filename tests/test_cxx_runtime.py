@@ -1,0 +1,302 @@
+"""Lifetimes across Kokkos finalize, the Kokkos runtime check, the build
+paths (python -m kokkos, the CMake package) and the seed's example, each in
+a fresh interpreter where the process state matters.
+
+- finalize with Views alive on both sides, called from Python or from C++:
+  Python Views read as released, C++ modules drop theirs in a finalize hook,
+  nothing aborts;
+- a module built against another Kokkos library fails to import with
+  ImportError naming both libraries;
+- examples/ built as a user would, printing the seed's Expected Output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cxx_build
+import kokkos
+
+# The original package's "Expected Output" of examples/ex-numpy.py.
+SEED_EXPECTED = """\
+[user-bindings]> Generating View... Done.
+[user-bindings]> Modifying View... Done.
+Executing to numpy...
+Kokkos View  : KokkosView_float64_HostSpace_LayoutRight_1 (ndim=1, shape=[10])
+view    (0) = 0.0
+view    (1) = 1.0
+view    (2) = 0.0
+view    (3) = 3.0
+view    (4) = 0.0
+view    (5) = 5.0
+view    (6) = 0.0
+view    (7) = 7.0
+view    (8) = 0.0
+view    (9) = 9.0
+Numpy Array  : ndarray (ndim=1, shape=(10,))
+arr     (0) = 0.0
+arr     (1) = 1.0
+arr     (2) = 0.0
+arr     (3) = 3.0
+arr     (4) = 0.0
+arr     (5) = 5.0
+arr     (6) = 0.0
+arr     (7) = 7.0
+arr     (8) = 0.0
+arr     (9) = 9.0
+Executing from numpy...
+Numpy Array  : ndarray (ndim=2, shape=(10, 10))
+arr     (0) = [0 1 1 1 1 1 1 1 1 1]
+arr     (1) = [1 0 1 1 1 1 1 1 1 1]
+arr     (2) = [1 1 0 1 1 1 1 1 1 1]
+arr     (3) = [1 1 1 0 1 1 1 1 1 1]
+arr     (4) = [1 1 1 1 0 1 1 1 1 1]
+arr     (5) = [1 1 1 1 1 0 1 1 1 1]
+arr     (6) = [1 1 1 1 1 1 0 1 1 1]
+arr     (7) = [1 1 1 1 1 1 1 0 1 1]
+arr     (8) = [1 1 1 1 1 1 1 1 0 1]
+arr     (9) = [1 1 1 1 1 1 1 1 1 0]
+Kokkos View  : KokkosDynRankView_int32_HostSpace_LayoutRight (ndim=2, shape=[10, 10, 1, 1, 1, 1, 1])
+view    (0) = [0 1 1 1 1 1 1 1 1 1]
+view    (1) = [1 0 1 1 1 1 1 1 1 1]
+view    (2) = [1 1 0 1 1 1 1 1 1 1]
+view    (3) = [1 1 1 0 1 1 1 1 1 1]
+view    (4) = [1 1 1 1 0 1 1 1 1 1]
+view    (5) = [1 1 1 1 1 0 1 1 1 1]
+view    (6) = [1 1 1 1 1 1 0 1 1 1]
+view    (7) = [1 1 1 1 1 1 1 0 1 1]
+view    (8) = [1 1 1 1 1 1 1 1 0 1]
+view    (9) = [1 1 1 1 1 1 1 1 1 0]
+Executing user bindings...
+Kokkos View  : KokkosView_float64_HostSpace_LayoutRight_2 (ndim=2, shape=[10, 2])
+view    (0) = [-1.0 1.0]
+view    (1) = [-2.0 2.0]
+view    (2) = [-3.0 3.0]
+view    (3) = [-4.0 4.0]
+view    (4) = [-5.0 5.0]
+view    (5) = [-6.0 6.0]
+view    (6) = [-7.0 7.0]
+view    (7) = [-8.0 8.0]
+view    (8) = [-9.0 9.0]
+view    (9) = [-10.0 10.0]
+Modify View  : KokkosView_float64_HostSpace_LayoutRight_2 (ndim=2, shape=[10, 2])
+view    (0) = [-2.0 2.0]
+view    (1) = [-4.0 4.0]
+view    (2) = [-6.0 6.0]
+view    (3) = [-8.0 8.0]
+view    (4) = [-10.0 10.0]
+view    (5) = [-12.0 12.0]
+view    (6) = [-14.0 14.0]
+view    (7) = [-16.0 16.0]
+view    (8) = [-18.0 18.0]
+view    (9) = [-20.0 20.0]
+Numpy Array  : ndarray (ndim=2, shape=(10, 2))
+arr     (0) = [-2.0 2.0]
+arr     (1) = [-4.0 4.0]
+arr     (2) = [-6.0 6.0]
+arr     (3) = [-8.0 8.0]
+arr     (4) = [-10.0 10.0]
+arr     (5) = [-12.0 12.0]
+arr     (6) = [-14.0 14.0]
+arr     (7) = [-16.0 16.0]
+arr     (8) = [-18.0 18.0]
+arr     (9) = [-20.0 20.0]
+"""
+
+
+@pytest.fixture(scope="module")
+def built():
+    try:
+        return cxx_build.test_modules()
+    except cxx_build.BuildError as e:
+        pytest.fail(f"building the test modules failed:\n{e}")
+
+
+def run_ok(code, *paths):
+    res = cxx_build.run_python(code, *paths)
+    assert res.returncode == 0, f"rc={res.returncode}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}"
+    return res
+
+
+FINALIZE_BOTH_ALIVE = """
+import gc, numpy as np, kokkos
+import {mod} as m, kp_test_c as c
+kokkos.initialize()
+v = m.make_kept(3)                                   # C++ keeps a copy as well
+w = kokkos.array("pyside", [3, 2], dtype=kokkos.double)
+m.hold(w)                                            # C++ holds Python's memory
+a = np.arange(4.0); m.scale(a, 2.0)
+cv = c.from_malloc(int(kokkos.double), [4], label="cside", kokkos_bound=True)
+calls = c.deleter_calls()
+assert m.held_count() == 2 and not v.released
+{finalize}
+assert kokkos.is_finalized()
+assert v.released and w.released and cv.released
+assert c.is_released(cv) and c.deleter_calls() == calls + 1   # dropped at finalize, once
+assert m.held_count() == 0                           # the module's finalize hook ran
+for view, label in ((v, "kept"), (w, "pyside"), (cv, "cside")):
+    try:
+        np.asarray(view)
+    except RuntimeError as e:
+        assert label in str(e) and "finalized" in str(e), str(e)
+    else:
+        raise AssertionError("reading a released View must raise")
+try:
+    c.describe(v)
+except RuntimeError as e:
+    assert "was released when Kokkos was finalized" in str(e)
+else:
+    raise AssertionError("describe of a released View must raise")
+try:
+    m.echo_2d(v)
+except TypeError as e:
+    assert "incompatible function arguments" in str(e)
+try:
+    m.as_f64_2d(w)
+except RuntimeError as e:
+    assert "'pyside' was released" in str(e), str(e)
+else:
+    raise AssertionError("from_python of a released View must raise")
+del v, w, cv
+gc.collect()
+assert c.deleter_calls() == calls + 1
+print("OK")
+"""
+
+
+@pytest.mark.parametrize("mod", ["kp_test_pyb", "kp_test_nb"])
+@pytest.mark.parametrize("finalize", ["kokkos.finalize()", "m.finalize_from_cpp()"], ids=["python", "cxx"])
+def test_finalize_with_views_alive_on_both_sides(built, mod, finalize):
+    res = run_ok(FINALIZE_BOTH_ALIVE.format(mod=mod, finalize=finalize), built)
+    assert res.stdout.strip().endswith("OK")
+
+
+def test_exit_without_finalize_with_views_alive(built):
+    code = """
+import kokkos, numpy as np, kp_test_pyb as m, kp_test_c as c
+kokkos.initialize()
+v = m.make_kept(3); w = kokkos.array("w", [3, 2], dtype=kokkos.double); m.hold(w)
+cv = c.from_malloc(int(kokkos.double), [4], kokkos_bound=True)
+keep = [v, w, cv, np.asarray(v)]
+print("bye")
+"""
+    res = run_ok(code, built)
+    assert res.stdout.strip() == "bye" and "Kokkos" not in res.stderr
+
+
+def test_numpy_array_of_cpp_view_outlives_finalize(built):
+    code = """
+import kokkos, numpy as np, kp_test_pyb as m
+kokkos.initialize()
+a = np.asarray(m.make_float64_2_right([2, 2]))   # the View itself is gone, NumPy exports it
+kokkos.finalize()
+assert a.sum() == 0.5 + 1.5 + 2.5 + 3.5
+print("OK")
+"""
+    run_ok(code, built)
+
+
+# ---- one Kokkos runtime ---------------------------------------------------------------------
+
+
+def test_module_built_against_another_kokkos_is_refused(tmp_path):
+    other = cxx_build.other_kokkos()
+    if other is None:
+        pytest.skip("only one Kokkos is installed here")
+    inc, lib, omp = other
+    flags = [f"-I{kokkos.get_include()}", f"-I{inc}", f"-I{__import__('sysconfig').get_paths()['include']}",
+             lib, f"-Wl,-rpath,{os.path.dirname(lib)}", "-ldl"] + (["-fopenmp"] if omp else [])
+    cxx_build.compile_module(cxx_build.SOURCES / "mismatch_module.cpp", "kp_test_mismatch", flags, tmp_path)
+    res = cxx_build.run_python("import kp_test_mismatch", tmp_path)
+    assert res.returncode != 0
+    assert re.search(r"ImportError: kp_test_mismatch uses a different Kokkos library than the kokkos package: "
+                     r"the module was built against Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\), kokkos._core runs "
+                     r"Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\)\. Two Kokkos runtimes in one process cannot share "
+                     r"Views", res.stderr), res.stderr
+    mine = "%d.%d.%d" % kokkos.kokkos_version()
+    assert f"kokkos._core runs Kokkos {mine}" in res.stderr
+
+
+def test_module_built_by_hand_with_python_m_kokkos_flags(tmp_path):
+    """The positive control of the test above: the same module, built with
+    the flags `python -m kokkos` prints, imports."""
+    def flags(opt):
+        out = subprocess.run([sys.executable, "-m", "kokkos", opt], capture_output=True, text=True, check=True)
+        return out.stdout.split()
+
+    cxx_build.compile_module(cxx_build.SOURCES / "mismatch_module.cpp", "kp_test_mismatch",
+                             flags("--includes") + flags("--ldflags"), tmp_path)
+    run_ok("import kp_test_mismatch; print('imported')", tmp_path)
+    # and the plain C module needs only the include flags
+    cxx_build.compile_module(cxx_build.SOURCES / "capi_module.c", "kp_test_c", flags("--includes"), tmp_path)
+    run_ok("import kokkos, kp_test_c as c; v = c.from_malloc(9, [3]); assert v.shape == (3,)", tmp_path)
+
+
+# ---- build paths ----------------------------------------------------------------------------------
+
+
+def test_python_m_kokkos():
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "kokkos", *args], capture_output=True, text=True)
+
+    cmake_dir = run("--cmake-dir").stdout.strip()
+    assert cmake_dir == kokkos.get_cmake_dir()
+    assert (Path(cmake_dir) / "kokkos_pythonConfig.cmake").exists()
+    assert (Path(cmake_dir) / "kokkos_pythonConfigVersion.cmake").exists()
+    assert run("--cmakedir").stdout.strip() == cmake_dir
+    includes = run("--includes").stdout.split()
+    assert includes[0] == "-I" + kokkos.get_include()
+    assert any(Path(i[2:], "Kokkos_Core.hpp").exists() for i in includes)
+    assert any(Path(i[2:], "Python.h").exists() for i in includes)
+    assert run("--include-dir").stdout.strip() == kokkos.get_include()
+    assert (Path(kokkos.get_include()) / "kokkos_python" / "kokkos_python.h").exists()
+    ld = run("--ldflags").stdout.split()
+    assert any("kokkoscore" in f for f in ld)
+    assert run("--kokkos-version").stdout.strip() == "%d.%d.%d" % kokkos.kokkos_version()
+    assert run("--version").stdout.strip() == kokkos.__version__
+    assert "--cmake-dir" in run().stdout
+    bad = run("--no-such-flag")
+    assert bad.returncode == 2 and "unrecognized arguments: --no-such-flag" in bad.stderr
+
+
+# ---- the seed's example ---------------------------------------------------------------------------
+
+
+def sections(text):
+    """(section label, ndim, data lines) per printed block, type names and
+    shapes left out: our types are kokkos.View / kokkos.DynRankView."""
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"^(Kokkos View|Modify View|Numpy Array) +: \S+ \(ndim=(\d+), shape=.*\)$", line)
+        if m:
+            out.append([m.group(1), int(m.group(2)), []])
+        elif re.match(r"^(view|arr) +\(\d+\) = ", line):
+            out[-1][2].append(line)
+        elif line.startswith("Executing"):
+            out.append([line, None, []])
+    return out
+
+
+@pytest.mark.slow
+def test_seed_example_prints_the_expected_output():
+    try:
+        build = cxx_build.examples()
+    except cxx_build.BuildError as e:
+        pytest.fail(f"building examples/ failed:\n{e}")
+    want = sections(SEED_EXPECTED)
+    assert [w[0] for w in want] == ["Executing to numpy...", "Kokkos View", "Numpy Array",
+                                   "Executing from numpy...", "Numpy Array", "Kokkos View",
+                                   "Executing user bindings...", "Kokkos View", "Modify View", "Numpy Array"]
+    for binding in ("pybind11", "nanobind"):
+        res = run_ok(f"import runpy, sys; sys.argv = ['ex-numpy.py']; "
+                     f"runpy.run_path({str(cxx_build.ROOT / 'examples' / 'ex-numpy.py')!r}, run_name='__main__')",
+                     build / binding)
+        assert sections(res.stdout) == want, res.stdout
+        assert "[user-bindings]> Generating View... Done." in res.stdout
+        assert "[user-bindings]> Modifying View... Done." in res.stdout
