@@ -12,7 +12,7 @@
  *     def _get_callback(event: int) -> Callable | None
  *     def _slot(event: int) -> (kind, address, library, symbol)
  *     class DeviceInfo; class SpaceHandle; class ToolSettings
- *     class ToolProgrammingInterface
+ *     class ToolProgrammingInterface; class Region (a context manager)
  *
  * The kokkos.tools package (src/kokkos/tools) builds the public API on it.
  *
@@ -85,6 +85,7 @@ static struct {
   PyTypeObject *space_handle_type;
   PyTypeObject *tool_settings_type;
   PyTypeObject *programming_interface_type;
+  PyTypeObject *region_type;
 } kp_tools_g;
 
 /* ---- DeviceInfo -------------------------------------------------------------- */
@@ -760,6 +761,81 @@ static PyObject *kp_tools_pop_region(PyObject *mod, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+/* ---- Region: the context manager behind kokkos.tools.region ------------------ */
+
+/* Region(name): pushRegion on __enter__, popRegion on __exit__, both in C so
+ * a `with` block costs no Python frame. kokkos.tools.region subclasses it. */
+typedef struct {
+  PyObject_HEAD
+  PyObject *name; /* str without NUL characters */
+} kp_region;
+
+static PyObject *kp_region_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+  static char *kwlist[] = {"name", NULL};
+  PyObject *name;
+  if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:region", kwlist, &name)) return NULL;
+  if (!kp_tools_cstr(name, "kokkos.tools.region()", "name")) return NULL;
+  kp_region *self = (kp_region *)type->tp_alloc(type, 0);
+  if (!self) return NULL;
+  self->name = Py_NewRef(name);
+  return (PyObject *)self;
+}
+
+static int kp_region_traverse(PyObject *self, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(self));
+  return 0;
+}
+
+static int kp_region_clear(PyObject *self) {
+  Py_CLEAR(((kp_region *)self)->name);
+  return 0;
+}
+
+static void kp_region_dealloc(PyObject *self) {
+  PyTypeObject *tp = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  kp_region_clear(self);
+  tp->tp_free(self);
+  Py_DECREF(tp);
+}
+
+static PyObject *kp_region_enter(PyObject *self, PyObject *unused) {
+  const char *s = PyUnicode_AsUTF8(((kp_region *)self)->name);
+  if (!s) return NULL;
+  KP_TOOLS_CALL("kokkos.tools.region()", kp_tools_bridge_push_region(s, &err_));
+  return Py_NewRef(self);
+}
+
+static PyObject *kp_region_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  KP_TOOLS_CALL("kokkos.tools.region()", kp_tools_bridge_pop_region(&err_));
+  Py_RETURN_FALSE;
+}
+
+static PyMethodDef kp_region_methods[] = {
+    {"__enter__", kp_region_enter, METH_NOARGS, "push_region(name)"},
+    {"__exit__", (PyCFunction)(void (*)(void))kp_region_exit, METH_FASTCALL, "pop_region(); never suppresses"},
+    {NULL, NULL, 0, NULL}};
+
+static PyMemberDef kp_region_members[] = {
+    {"name", T_OBJECT_EX, offsetof(kp_region, name), READONLY, "The region's name."}, {NULL, 0, 0, 0, NULL}};
+
+static PyType_Slot kp_region_slots[] = {
+    {Py_tp_new, kp_region_new},
+    {Py_tp_dealloc, kp_region_dealloc},
+    {Py_tp_traverse, kp_region_traverse},
+    {Py_tp_clear, kp_region_clear},
+    {Py_tp_methods, kp_region_methods},
+    {Py_tp_members, kp_region_members},
+    {Py_tp_doc, "Region(name): a Kokkos Tools region as a context manager (pushRegion / popRegion)."},
+    {0, NULL}};
+
+static PyType_Spec kp_region_spec = {
+    .name = "kokkos.tools.Region",
+    .basicsize = sizeof(kp_region),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .slots = kp_region_slots,
+};
+
 static PyObject *kp_tools_create_profile_section(PyObject *mod, PyObject *name) {
   const char *s = kp_tools_cstr(name, "kokkos.tools.create_profile_section()", "name");
   if (!s) return NULL;
@@ -969,6 +1045,7 @@ int kp_tools_add(PyObject *module) {
   if (kp_tools_add_type(sub, &kp_programming_interface_spec, &kp_tools_g.programming_interface_type,
                         "ToolProgrammingInterface") < 0)
     goto fail;
+  if (kp_tools_add_type(sub, &kp_region_spec, &kp_tools_g.region_type, "Region") < 0) goto fail;
   PyObject *version = PyLong_FromUnsignedLongLong(kp_tools_bridge_interface_version());
   if (!version) goto fail;
   int rc = PyModule_AddObjectRef(sub, "KOKKOSP_INTERFACE_VERSION", version);

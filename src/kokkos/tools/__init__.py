@@ -183,21 +183,11 @@ def _wraps_region(func: Callable, name: str) -> Callable:
     return wrapper
 
 
-class _Region:
-    """Kokkos::Tools::pushRegion on enter, popRegion on exit; decorates too."""
+class _Region(_t.Region):
+    """Kokkos::Tools::pushRegion on enter, popRegion on exit (both in C);
+    decorates too."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __enter__(self) -> "_Region":
-        push_region(self.name)
-        return self
-
-    def __exit__(self, *exc: Any) -> bool:
-        pop_region()
-        return False
+    __slots__ = ()
 
     def __call__(self, func: Callable) -> Callable:
         if not callable(func):
