@@ -339,3 +339,16 @@ def test_tool_settings_returned_by_python_reach_kokkos():
     _, log_off, fences_off = lifecycle(fencing=False)
     assert any("Profile Tool Fence" in f for f in fences_on)
     assert not any("Profile Tool Fence" in f for f in fences_off)
+
+
+def test_print_help_callback_and_kokkos_tools_help():
+    """--kokkos-tools-help: Kokkos asks the tool for its help, finalizes and
+    exits the process (status 0) from inside initialize."""
+    proc = run("""
+        import kokkos, kokkos.tools as kt
+        kt.set_print_help_callback(lambda program: print("HELP for", program, flush=True))
+        kokkos.initialize(["my_program", "--kokkos-tools-help"])
+        print("not reached")
+        """)
+    assert "HELP for my_program" in proc.stdout
+    assert "not reached" not in proc.stdout
