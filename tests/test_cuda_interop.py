@@ -115,7 +115,7 @@ def test_cupy_asarray_view_shares_memory(cupy, space, dtype):
     np.testing.assert_array_equal(to_numpy(v), expect)
 
 
-@pytest.mark.parametrize("space", SPACE_IDS)
+@pytest.mark.parametrize("space", ["CudaSpace", "CudaUVMSpace"])  # CuPy takes no CUDAHost tensors
 def test_cupy_from_dlpack_view(cupy, space):
     v, host = device_view(space, "float32", (5, 2))
     a = cupy.from_dlpack(v)
@@ -148,8 +148,8 @@ def test_view_from_cupy(cupy):
 
 def test_view_from_cupy_managed_memory(cupy):
     n = 16
-    mem = cupy.cuda.malloc_managed(n * 8)
-    a = cupy.ndarray((n,), cupy.float64, cupy.cuda.MemoryPointer(mem, 0))
+    mem = cupy.cuda.malloc_managed(n * 8)  # a MemoryPointer to managed memory
+    a = cupy.ndarray((n,), cupy.float64, mem)
     a[:] = 3.0
     cupy.cuda.runtime.deviceSynchronize()
     w = kokkos._core._from_cuda_array_interface(a)
