@@ -242,6 +242,7 @@ def test_cai_import_without_cuda():
         ({"typestr": 8}, TypeError, r"\['typestr'\] must be a str"),
         ({"strides": (12,)}, BufferError, "byte stride 12 \\(dimension 0\\) is not a multiple of the 8-byte"),
         ({"strides": (8, 8)}, ValueError, "2 strides for a rank-1 shape"),
+        ({"shape": (3,), "strides": (2**62,)}, BufferError, "strides would span more than"),
         ({"shape": (1,) * 9}, BufferError, "rank-9 array exceeds"),
         ({"shape": (-2,)}, ValueError, r"\['shape'\]\[0\] is -2"),
         ({"shape": 4}, TypeError, r"\['shape'\] must be a tuple of ints"),

@@ -629,6 +629,14 @@ def test_misaligned_and_null_data_rejected():
     assert p.deleted == 1
 
 
+@pytest.mark.parametrize("strides", [(2**62,), (-(2**63) + 1,)])
+def test_strides_spanning_beyond_memory_rejected(strides):
+    p = Producer(np.zeros(4), shape=(4,), strides=strides, ndim=1)
+    with pytest.raises(BufferError, match="strides would span more than"):
+        kokkos.from_dlpack(p)
+    assert p.deleted == 1
+
+
 def test_from_dlpack_argument_errors():
     arr = np.zeros(3)
     with pytest.raises(TypeError, match="does not support DLPack"):

@@ -217,6 +217,7 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
 
   size_t bytes;
   if (kp_checked_bytes((int)rank, ext, itemsize, &bytes, where) < 0) goto done;
+  if (kp_check_span((int)rank, ext, str, itemsize, where) < 0) goto done;
   if (bytes > 0 && !ptr) {
     PyErr_Format(PyExc_BufferError, "%s: __cuda_array_interface__ describes %zu bytes at address 0", where, bytes);
     goto done;

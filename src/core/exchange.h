@@ -48,6 +48,10 @@ kp_view *kp_view_from_dlpack(kp_state *st, PyObject *obj, PyObject *label, const
  * when NULL); NULL with an exception. */
 kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *label, const char *where);
 
+/* 0 if the elements of an array with these extents and element strides
+ * span at most PY_SSIZE_T_MAX bytes; else BufferError naming where, -1. */
+int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize, const char *where);
+
 /* The memory space for a DLPack device type, or -1 (no error set). */
 int kp_space_from_dlpack_device(int32_t device_type);
 
