@@ -128,8 +128,7 @@ def build_cxx_events(outdir: Path) -> Path:
             "-O1",
             "-shared",
             *flags,
-            "-I",
-            str(k["include"]),
+            f"-I{k['include']}",  # one argument: nvcc_wrapper takes a separate one for a file
             "-o",
             str(out),
             str(SOURCES / "cxx_events.cpp"),
