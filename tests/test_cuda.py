@@ -131,11 +131,15 @@ def test_shared_space_aliases():
     assert v.space == kokkos.CudaUVMSpace
 
 
-def test_large_device_transpose():
-    n = 1000
-    ref = np.arange(n * n, dtype=np.float64).reshape(n, n)
-    r = kokkos.array([n, n], space=kokkos.CudaSpace)
+@pytest.mark.parametrize("shape", [(1000, 1000), (77, 1030), (33, 32)])
+@pytest.mark.parametrize("dt", [kokkos.int8, kokkos.int16, kokkos.float32, kokkos.float64, kokkos.complex128], ids=str)
+def test_device_transpose(dt, shape):
+    ref = sample(NP_DTYPES[dt], shape, seed=3)
+    r = kokkos.array(list(shape), dtype=dt, space=kokkos.CudaSpace)
     kokkos.deep_copy(r, ref)
-    l = kokkos.array([n, n], space=kokkos.CudaSpace, layout=kokkos.LayoutLeft)
+    l = kokkos.array(list(shape), dtype=dt, space=kokkos.CudaSpace, layout=kokkos.LayoutLeft)
     kokkos.deep_copy(l, r)
     np.testing.assert_array_equal(to_host(l), ref)
+    back = kokkos.array(list(shape), dtype=dt, space=kokkos.CudaSpace)
+    kokkos.deep_copy(back, l)
+    np.testing.assert_array_equal(to_host(back), ref)

@@ -29,8 +29,20 @@ kp_status fail(kp_error *arg_err, kp_status arg_status, const char *arg_what) {
   return arg_status;
 }
 
+// How many bridge calls this thread is inside: more than one means Kokkos
+// called back into Python (a Kokkos Tools callback) in the middle of one.
+thread_local int t_depth = 0;
+
+struct depth_guard {
+  depth_guard() noexcept { ++t_depth; }
+  ~depth_guard() { --t_depth; }
+  depth_guard(const depth_guard &) = delete;
+  depth_guard &operator=(const depth_guard &) = delete;
+};
+
 template <class F>
 kp_status guarded(kp_error *arg_err, F &&arg_f) noexcept {
+  depth_guard in_bridge;
   try {
     return arg_f();
   } catch (std::bad_alloc &) {
@@ -196,11 +208,65 @@ strided_shape make_shape(int arg_rank, const int64_t *arg_extents,
   return s;
 }
 
+// A 2-D copy whose destination is contiguous along dimension 1 and whose
+// source is contiguous along dimension 0 (a LayoutRight <-> LayoutLeft
+// copy): each team moves one 32 x 32 tile through scratch memory, so both
+// the reads and the writes are contiguous.
+constexpr int kp_tile = 32;
+
+template <class Exec, class T>
+struct transpose_functor {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  int64_t m_n0, m_n1, m_tiles1;
+  T *m_dst;
+  int64_t m_d0;  // destination stride of dimension 0 (dimension 1: 1)
+  const T *m_src;
+  int64_t m_s1;  // source stride of dimension 1 (dimension 0: 1)
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type &arg_team) const {
+    T *tile = static_cast<T *>(arg_team.team_scratch(0).get_shmem(sizeof(T) * kp_tile * (kp_tile + 1)));
+    const int64_t i0 = (arg_team.league_rank() / m_tiles1) * kp_tile;
+    const int64_t j0 = (arg_team.league_rank() % m_tiles1) * kp_tile;
+    const int64_t n0 = m_n0, n1 = m_n1, d0 = m_d0, s1 = m_s1;
+    T *dst = m_dst;
+    const T *src = m_src;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(arg_team, kp_tile * kp_tile), [&](const int k) {
+      const int ii = k % kp_tile, jj = k / kp_tile;  // consecutive k: consecutive i (source order)
+      if (i0 + ii < n0 && j0 + jj < n1) tile[ii * (kp_tile + 1) + jj] = src[(i0 + ii) + (j0 + jj) * s1];
+    });
+    arg_team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(arg_team, kp_tile * kp_tile), [&](const int k) {
+      const int jj = k % kp_tile, ii = k / kp_tile;  // consecutive k: consecutive j (destination order)
+      if (i0 + ii < n0 && j0 + jj < n1) dst[(i0 + ii) * d0 + (j0 + jj)] = tile[ii * (kp_tile + 1) + jj];
+    });
+  }
+};
+
+template <class Space, size_t N>
+bool try_transpose(const strided_shape &arg_shape, void *arg_dst, const void *arg_src) {
+  using T    = typename element<N>::type;
+  using exec = typename Space::execution_space;
+  const strided_shape &p = arg_shape;
+  if (p.m_rank != 2 || p.m_dst[1] != 1 || p.m_src[0] != 1 || p.m_dst[0] < p.m_extents[1] ||
+      p.m_src[1] < p.m_extents[0] || p.m_extents[0] < kp_tile || p.m_extents[1] < kp_tile)
+    return false;
+  const int64_t tiles0 = (p.m_extents[0] + kp_tile - 1) / kp_tile;
+  const int64_t tiles1 = (p.m_extents[1] + kp_tile - 1) / kp_tile;
+  transpose_functor<exec, T> f{p.m_extents[0], p.m_extents[1], tiles1,      static_cast<T *>(arg_dst),
+                               p.m_dst[0],     static_cast<const T *>(arg_src), p.m_src[1]};
+  Kokkos::TeamPolicy<exec> policy(static_cast<int>(tiles0 * tiles1), Kokkos::AUTO);
+  policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(T) * kp_tile * (kp_tile + 1)));
+  Kokkos::parallel_for("kokkos.deep_copy(transpose)", policy, f);
+  exec().fence();
+  return true;
+}
+
 template <class Space, size_t N>
 kp_status run_copy(const strided_shape &arg_shape, int64_t arg_count, void *arg_dst,
                    const void *arg_src) {
   using T    = typename element<N>::type;
   using exec = typename Space::execution_space;
+  if (try_transpose<Space, N>(arg_shape, arg_dst, arg_src)) return KP_OK;
   copy_functor<T> f{arg_shape, static_cast<T *>(arg_dst), static_cast<const T *>(arg_src)};
   Kokkos::parallel_for("kokkos.deep_copy(strided)",
                        Kokkos::RangePolicy<exec, Kokkos::IndexType<int64_t>>(0, arg_count), f);
@@ -316,6 +382,13 @@ extern "C" kp_status kp_bridge_initialize(int argc, char **argv,
 extern "C" kp_status kp_bridge_finalize(kp_error *err) {
   return guarded(err, [&]() -> kp_status {
     if (!Kokkos::is_initialized()) return KP_OK;
+    // Finalizing from a Tools callback of an allocation, a deallocation, a
+    // copy or a fence would free memory and tear Kokkos down under the
+    // operation still running (Kokkos aborts or frees twice).
+    if (t_depth > 1)
+      return fail(err, KP_E_STATE,
+                  "called from inside a Kokkos operation (a Kokkos Tools callback); Kokkos cannot finalize "
+                  "in the middle of an allocation, deallocation, copy or fence: finalize after it returns");
     Kokkos::finalize();
     g_finalized = true;
     return KP_OK;

@@ -159,6 +159,7 @@ typedef struct kp_owner {
   int released;         /* memory is gone (Kokkos finalized) */
   int registered;       /* in the finalize registry */
   Py_ssize_t exports;   /* buffers / capsules handed out of this memory */
+  int interface_exported; /* its address went out through __array_interface__ (never released) */
   struct kp_owner *prev, *next;
   PyObject *weakreflist;
 } kp_owner;

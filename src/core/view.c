@@ -74,25 +74,63 @@ int kp_view_is_c_contiguous(const kp_view *v) { return strides_match(v->rank, v-
 int kp_view_is_f_contiguous(const kp_view *v) { return strides_match(v->rank, v->shape, v->strides, KP_LAYOUT_LEFT); }
 
 int kp_checked_bytes(int rank, const Py_ssize_t *shape, Py_ssize_t itemsize, size_t *out, const char *where) {
+  /* As NumPy: the nonzero extents must fit even when another is 0, so that
+   * strides (products of extents) never overflow. */
   size_t n = (size_t)itemsize;
+  int empty = 0;
   for (int r = 0; r < rank; ++r) {
     size_t e = (size_t)shape[r];
-    if (e != 0 && n > (size_t)PY_SSIZE_T_MAX / e) {
+    if (e == 0) {
+      empty = 1;
+      continue;
+    }
+    if (n > (size_t)PY_SSIZE_T_MAX / e) {
       PyErr_Format(PyExc_ValueError, "%s: a View of this shape would need more than %zd bytes; reduce the extents", where,
                    PY_SSIZE_T_MAX);
       return -1;
     }
     n *= e;
   }
-  *out = n;
+  *out = empty ? 0 : n;
   return 0;
+}
+
+/* 0 if the elements of (shape, strides) lie within PY_SSIZE_T_MAX bytes of
+ * each other, so offset arithmetic cannot overflow; -1 with ValueError. The
+ * strides of foreign memory (DLPack, the C API) may lie. */
+static int check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize) {
+  Py_ssize_t span = itemsize, reach;
+  for (int r = 0; r < rank; ++r) {
+    if (shape[r] == 0) return 0;
+    if (shape[r] == 1) continue;
+    if (strides[r] == PY_SSIZE_T_MIN) goto overflow;
+    Py_ssize_t s = strides[r] < 0 ? -strides[r] : strides[r];
+#if defined(__GNUC__)
+    if (__builtin_mul_overflow(s, shape[r] - 1, &reach) || __builtin_mul_overflow(reach, itemsize, &reach) ||
+        __builtin_add_overflow(span, reach, &span))
+      goto overflow;
+#else
+    if (s > 0 && (shape[r] - 1 > PY_SSIZE_T_MAX / s || (shape[r] - 1) * s > (PY_SSIZE_T_MAX - span) / itemsize))
+      goto overflow;
+    reach = (shape[r] - 1) * s * itemsize;
+    span += reach;
+#endif
+  }
+  return 0;
+overflow:
+  PyErr_Format(PyExc_ValueError,
+               "kokkos: a View with these extents and strides would span more than %zd bytes; the strides "
+               "do not describe memory (check the producer of this array)",
+               PY_SSIZE_T_MAX);
+  return -1;
 }
 
 kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank, const Py_ssize_t *shape,
                       const Py_ssize_t *strides, int dtype, int space, unsigned traits, int readonly, PyObject *label) {
+  Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
+  if (check_span(rank, shape, strides, itemsize) < 0) return NULL;
   kp_view *v = PyObject_GC_New(kp_view, type ? type : st->view_type);
   if (!v) return NULL;
-  Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
   v->owner = (kp_owner *)Py_XNewRef((PyObject *)owner);
   v->rank = rank;
   v->dtype = dtype;
@@ -166,7 +204,8 @@ static int parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const ch
   if (PyLong_Check(obj) || (!PySequence_Check(obj) && Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_index)) {
     seq = PyTuple_Pack(1, obj);
   } else {
-    seq = PySequence_Fast(obj, "");
+    /* A copy: an extent's __index__ may change a list while it is read. */
+    seq = PySequence_Tuple(obj);
     if (!seq) {
       PyErr_Format(PyExc_TypeError, "%s: shape must be an int or a sequence of ints, got %.100s", where, Py_TYPE(obj)->tp_name);
       return -1;
