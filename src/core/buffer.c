@@ -64,6 +64,9 @@ PyObject *kp_view_array_interface(kp_view *v, void *closure) {
     kp_view_require_host(v, st ? st->host_access_error : PyExc_BufferError, "__array_interface__");
     return NULL;
   }
+  /* The consumer keeps the View, not a release call: the address stays in
+   * use as long as the View lives, so Kokkos finalize must leave it. */
+  if (v->owner) v->owner->interface_exported = 1;
   PyObject *shape = PyTuple_New(v->rank);
   if (!shape) return NULL;
   for (int r = 0; r < v->rank; ++r) PyTuple_SET_ITEM(shape, r, PyLong_FromSsize_t(v->shape[r]));
@@ -173,12 +176,26 @@ static int int_tuple(PyObject *t, Py_ssize_t *out, int *rank, const char *what, 
   return 0;
 }
 
+static kp_view *wrap_array_interface_dict(kp_state *st, PyObject *obj, PyObject *ai, int writable, PyObject *label,
+                                          int dynamic, const char *where);
+
 static kp_view *wrap_array_interface(kp_state *st, PyObject *obj, PyObject *ai, int writable, PyObject *label, int dynamic,
                                      const char *where) {
   if (!PyDict_Check(ai)) {
     PyErr_Format(PyExc_TypeError, "%s: __array_interface__ must be a dict", where);
     return NULL;
   }
+  /* Its values are read as borrowed references while __index__ of the
+   * extents runs Python code that could change the dict: read a copy. */
+  PyObject *copy = PyDict_Copy(ai);
+  if (!copy) return NULL;
+  kp_view *v = wrap_array_interface_dict(st, obj, copy, writable, label, dynamic, where);
+  Py_DECREF(copy);
+  return v;
+}
+
+static kp_view *wrap_array_interface_dict(kp_state *st, PyObject *obj, PyObject *ai, int writable, PyObject *label,
+                                          int dynamic, const char *where) {
   PyObject *shape_o = PyDict_GetItemString(ai, "shape"), *typestr_o = PyDict_GetItemString(ai, "typestr"),
            *data_o = PyDict_GetItemString(ai, "data"), *strides_o = PyDict_GetItemString(ai, "strides"),
            *mask_o = PyDict_GetItemString(ai, "mask");
@@ -232,9 +249,9 @@ static kp_view *wrap_array_interface(kp_state *st, PyObject *obj, PyObject *ai, 
   } else {
     kp_contiguous_strides(rank, shape, KP_LAYOUT_RIGHT, strides);
   }
-  Py_ssize_t size = 1;
-  for (int r = 0; r < rank; ++r) size *= shape[r];
-  if (!ptr && size > 0) {
+  size_t bytes;
+  if (kp_checked_bytes(rank, shape, itemsize, &bytes, where) < 0) return NULL;
+  if (!ptr && bytes > 0) {
     PyErr_Format(PyExc_ValueError, "%s: __array_interface__['data'] is a null pointer", where);
     return NULL;
   }

@@ -183,8 +183,30 @@ static int bridge_bytes(int dspace, char *dst, PyObject *dlabel, int sspace, con
   Py_END_ALLOW_THREADS return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
 }
 
+/* While a copy or fill runs without the GIL, another thread may finalize
+ * Kokkos (an exit with daemon threads still copying): count the copy as an
+ * export of both memories, so finalize leaves them allocated under it. */
+static void pin(kp_view *a, kp_view *b) {
+  if (a && a->owner) a->owner->exports++;
+  if (b && b->owner) b->owner->exports++;
+}
+
+static void unpin(kp_view *a, kp_view *b) {
+  if (a && a->owner) a->owner->exports--;
+  if (b && b->owner) b->owner->exports--;
+}
+
+static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where);
+
 /* Copies between two Views of equal shape and dtype. */
 static int copy_same_dtype(kp_view *dst, kp_view *src, const char *where) {
+  pin(dst, src);
+  int rc = copy_same_dtype_pinned(dst, src, where);
+  unpin(dst, src);
+  return rc;
+}
+
+static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where) {
   size_t is = (size_t)kp_dtypes[dst->dtype].itemsize;
   Py_ssize_t n = kp_view_size(dst);
   if (n == 0) return 0;
@@ -257,8 +279,17 @@ done:
   return rc;
 }
 
+static int fill_view_pinned(kp_view *dst, const char *value, const char *where);
+
 /* Fills dst with one element value (itemsize bytes). */
 static int fill_view(kp_view *dst, const char *value, const char *where) {
+  pin(dst, NULL);
+  int rc = fill_view_pinned(dst, value, where);
+  unpin(dst, NULL);
+  return rc;
+}
+
+static int fill_view_pinned(kp_view *dst, const char *value, const char *where) {
   size_t is = (size_t)kp_dtypes[dst->dtype].itemsize;
   if (kp_view_size(dst) == 0) return 0;
   kp_plan p;
@@ -319,6 +350,9 @@ int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
   if (is_python_scalar(src)) {
     char value[16] = {0};
     if (kp_dtypes[dst->dtype].set(value, src) < 0) return -1;
+    /* Converting may run Python code (__bool__ of an int subclass) that
+     * finalizes Kokkos: check again. */
+    if (kp_view_check_released(dst)) return -1;
     return fill_view(dst, value, where);
   }
   kp_view *sv = NULL;
@@ -334,7 +368,9 @@ int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
     }
   }
   int rc = -1;
-  if (kp_view_check_released(sv)) goto done;
+  /* Reading src may have run Python code (__array_interface__, NumPy) that
+   * finalized Kokkos: check the destination again. */
+  if (kp_view_check_released(dst) || kp_view_check_released(sv)) goto done;
   if (sv->rank == 0 && dst->rank != 0) {
     /* a 0-d source fills (a NumPy scalar, a rank-0 View) */
     if (!kp_view_require_host(sv, PyExc_TypeError, where)) goto done;
@@ -360,6 +396,7 @@ int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
     kp_view *conv = convert_through_numpy(st, (PyObject *)sv, dst->dtype, where);
     if (!conv) goto done;
     Py_SETREF(sv, conv);
+    if (kp_view_check_released(dst)) goto done;
   }
   rc = copy_same_dtype(dst, sv, where);
 done:

@@ -13,6 +13,8 @@
  */
 #include "core.h"
 
+#include <string.h>
+
 typedef struct kp_index_result {
   int rank;
   Py_ssize_t shape[KP_MAX_RANK];
@@ -29,7 +31,18 @@ static int is_integer_index(PyObject *o) {
 
 static int normalize(kp_view *v, int dim, PyObject *item, Py_ssize_t *out) {
   Py_ssize_t i = PyNumber_AsSsize_t(item, PyExc_IndexError);
-  if (i == -1 && PyErr_Occurred()) return -1;
+  if (i == -1 && PyErr_Occurred()) {
+    /* An __index__ that refuses (a NumPy array of more than one element, a
+     * NumPy bool) is fancy or boolean indexing, or no index at all. */
+    if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_IndexError,
+                   "View indices must be ints, slices, Ellipsis or None, not %.100s (fancy and boolean indexing "
+                   "are not supported: use numpy.asarray(view)[...])",
+                   Py_TYPE(item)->tp_name);
+    }
+    return -1;
+  }
   Py_ssize_t n = v->shape[dim];
   if (i < -n || i >= n) {
     PyErr_Format(PyExc_IndexError, "index %zd is out of bounds for axis %d with size %zd (View '%U')", i, dim, n, v->label);
@@ -110,7 +123,8 @@ static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
       Py_ssize_t len = PySlice_AdjustIndices(v->shape[dim], &start, &stop, step);
       if (out >= KP_MAX_RANK) goto too_many;
       res->shape[out] = len;
-      res->strides[out] = v->strides[dim] * step;
+      /* One element: any stride describes it, and stride * step could overflow. */
+      res->strides[out] = len > 1 ? v->strides[dim] * step : v->strides[dim];
       if (len > 0) res->offset += start * v->strides[dim];
       ++out;
       ++dim;
@@ -227,6 +241,18 @@ PyObject *kp_view_subscript(PyObject *self, PyObject *key) {
   return make_subview(v, &r);
 }
 
+/* Converts value and stores it at element offset off. The conversion may run
+ * Python code (__index__, __float__) that finalizes Kokkos and frees the
+ * memory: convert first, check again, then store. */
+static int store_element(kp_view *v, Py_ssize_t off, PyObject *value) {
+  char tmp[16];
+  Py_ssize_t itemsize = kp_dtypes[v->dtype].itemsize;
+  if (kp_dtypes[v->dtype].set(tmp, value) < 0) return -1;
+  if (require_element_access(v) < 0) return -1;
+  memcpy(v->data + off * itemsize, tmp, (size_t)itemsize);
+  return 0;
+}
+
 int kp_view_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
   kp_view *v = (kp_view *)self;
   if (!value) {
@@ -240,13 +266,13 @@ int kp_view_ass_subscript(PyObject *self, PyObject *key, PyObject *value) {
   Py_ssize_t off = fast_offset(v, key);
   if (off >= 0) {
     if (require_element_access(v) < 0) return -1;
-    return kp_dtypes[v->dtype].set(v->data + off * kp_dtypes[v->dtype].itemsize, value);
+    return store_element(v, off, value);
   }
   kp_index_result r;
   if (apply_index(v, key, &r) < 0) return -1;
   if (r.is_element) {
     if (require_element_access(v) < 0) return -1;
-    return kp_dtypes[v->dtype].set(v->data + r.offset * kp_dtypes[v->dtype].itemsize, value);
+    return store_element(v, r.offset, value);
   }
   if (kp_view_check_released(v)) return -1;
   PyObject *sub = make_subview(v, &r);

@@ -66,7 +66,7 @@ void kp_owner_release_all(void) {
   while (kp_registry) {
     kp_owner *o = kp_registry;
     registry_remove(o);
-    if (o->exports > 0) {
+    if (o->exports > 0 || o->interface_exported) {
       /* A consumer still reads this memory: leave it allocated. Kokkos
        * cannot free it after finalize, so it is never freed: by design. */
       o->released = 1;
@@ -93,6 +93,7 @@ static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *da
   o->released = 0;
   o->registered = 0;
   o->exports = 0;
+  o->interface_exported = 0;
   o->prev = o->next = NULL;
   o->weakreflist = NULL;
   PyObject_GC_Track(o);
@@ -175,7 +176,12 @@ static void owner_dealloc(kp_owner *o) {
         kp_bridge_deallocate(o->space, o->data, &err);
       }
     } else if (o->kind == KP_OWNER_EXTERNAL && o->deleter) {
+      /* A deleter may run Python code (a DLPack producer's): keep an
+       * exception being raised (a View that failed to wrap this memory). */
+      PyObject *type, *value, *tb;
+      PyErr_Fetch(&type, &value, &tb);
       o->deleter(o->deleter_ctx);
+      PyErr_Restore(type, value, tb);
     }
   }
   owner_clear(o);
