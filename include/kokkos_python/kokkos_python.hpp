@@ -452,18 +452,30 @@ struct view_holder {
   static void release(void *arg_ctx) noexcept { delete static_cast<view_holder *>(arg_ctx); }
 };
 
+inline bool same_description(const kokkos_python_view_desc &arg_a, const kokkos_python_view_desc &arg_b) {
+  if (arg_a.data != arg_b.data || arg_a.rank != arg_b.rank || arg_a.dtype != arg_b.dtype ||
+      arg_a.space != arg_b.space || arg_a.layout != arg_b.layout || arg_a.traits != arg_b.traits ||
+      arg_a.readonly != arg_b.readonly || arg_a.dynamic != arg_b.dynamic)
+    return false;
+  for (int r = 0; r < arg_a.rank; ++r)
+    if (arg_a.extents[r] != arg_b.extents[r] || (arg_a.extents[r] > 1 && arg_a.strides[r] != arg_b.strides[r]))
+      return false;
+  return true;
+}
+
 // The Kokkos allocation record behind a View that wraps Python memory:
-// while a View holds it, it holds a reference to the memory's Python owner.
-// Kokkos calls deallocate when the last View referencing it goes. The
-// version parameter keeps records of different header versions apart.
+// while any C++ View references it, it holds a reference to the Python View
+// it came from (and so to the memory's owner). Kokkos calls deallocate when
+// the last C++ View referencing it goes. The version parameter keeps records
+// of different header versions apart.
 template <int Version>
 class python_record_t final : public Kokkos::Impl::SharedAllocationRecord<void, void> {
   using base = Kokkos::Impl::SharedAllocationRecord<void, void>;
   using header = Kokkos::Impl::SharedAllocationHeader;
 
  public:
-  // Steals arg_owner (a new reference).
-  python_record_t(PyObject *arg_owner, const std::string &arg_label)
+  // Steals arg_view (a new reference to the kokkos.View described by arg_desc).
+  python_record_t(PyObject *arg_view, const kokkos_python_view_desc &arg_desc, const std::string &arg_label)
       : base(
 #if defined(KOKKOS_ENABLE_DEBUG)
             &debug_root(),
@@ -474,7 +486,8 @@ class python_record_t final : public Kokkos::Impl::SharedAllocationRecord<void, 
             arg_label
 #endif
             ),
-        m_owner(arg_owner), m_label(arg_label) {
+        m_view(arg_view), m_desc(arg_desc), m_label(arg_label) {
+    m_desc.label = nullptr;  // borrowed from the View; m_label holds it
     // The header Kokkos reads labels from: the record, then the label.
     base *self = this;
     std::memcpy(m_header, &self, sizeof self);
@@ -484,24 +497,31 @@ class python_record_t final : public Kokkos::Impl::SharedAllocationRecord<void, 
     m_header[sizeof self + n] = 0;
   }
   ~python_record_t() override {
-    if (!m_owner || !Py_IsInitialized()) return;  // interpreter gone: leak rather than crash
+    if (!m_view || !Py_IsInitialized()) return;  // interpreter gone: leak rather than crash
     if (PyGILState_Check()) {
-      Py_DECREF(m_owner);
+      Py_DECREF(m_view);
       return;
     }
     PyGILState_STATE g = PyGILState_Ensure();
-    Py_DECREF(m_owner);
+    Py_DECREF(m_view);
     PyGILState_Release(g);
   }
   std::string get_label() const override { return m_label; }
-  // The Python owner (borrowed).
-  PyObject *owner() const noexcept { return m_owner; }
+  // The Python View this record came from (borrowed).
+  PyObject *view() const noexcept { return m_view; }
+  // Its description (label: nullptr).
+  const kokkos_python_view_desc &description() const noexcept { return m_desc; }
+  // The label as Python knows it.
+  const std::string &label() const noexcept { return m_label; }
 
-  // The record behind arg_view when it is one of ours, else nullptr.
+  // The record behind arg_view when it is one of ours (made by this
+  // module), else nullptr. Recognized by its deallocation function, which
+  // is cheaper than a dynamic_cast on every call.
   template <class ViewT>
   static const python_record_t *of(const ViewT &arg_view) noexcept {
-    auto *rec = underlying(arg_view).impl_track().template get_record<void>();
-    return rec ? dynamic_cast<const python_record_t *>(rec) : nullptr;
+    const base *rec = underlying(arg_view).impl_track().template get_record<void>();
+    if (!rec || rec->*(&python_record_t::m_dealloc) != &python_record_t::deallocate) return nullptr;
+    return static_cast<const python_record_t *>(rec);
   }
 
  private:
@@ -513,7 +533,8 @@ class python_record_t final : public Kokkos::Impl::SharedAllocationRecord<void, 
   }
 #endif
   alignas(alignof(void *)) unsigned char m_header[sizeof(header)] = {};
-  PyObject *m_owner;
+  PyObject *m_view;
+  kokkos_python_view_desc m_desc;
   std::string m_label;
 };
 using python_record = python_record_t<KOKKOS_PYTHON_CXX_VERSION>;
@@ -565,7 +586,14 @@ inline std::string strides_text(const kokkos_python_view_desc &arg_desc) {
 template <class ViewT>
 bool check(const kokkos_python_view_desc &arg_desc) {
   using info = view_info<ViewT>;
-  const std::string want = type_name<ViewT>();
+  // Built only for a message: this runs on every call of a bound function.
+  struct type_text {
+    std::string m_text;
+    const char *c_str() {
+      if (m_text.empty()) m_text = type_name<ViewT>();
+      return m_text.c_str();
+    }
+  } want;
   const char *label = arg_desc.label ? arg_desc.label : "";
   if (arg_desc.dtype != info::dtype) {
     PyErr_Format(PyExc_TypeError, "kokkos_python::from_python: View '%s' holds %s, but %s needs %s", label,
@@ -712,10 +740,20 @@ template <class ViewT>
 PyObject *to_python(const ViewT &arg_view, PyObject *arg_owner) noexcept {
   if (import() < 0) return nullptr;
   try {
-    const std::string label = arg_view.label();
     kokkos_python_view_desc desc;
-    detail::describe(arg_view, label, desc);
-    if (!detail::is_managed(arg_view)) desc.traits |= KOKKOS_PYTHON_UNMANAGED;
+    std::string label;
+    if (const auto *rec = detail::python_record::of(arg_view)) {
+      detail::describe(arg_view, rec->label(), desc);
+      // Foreign memory (a NumPy array, ...) stays Unmanaged as Python saw it.
+      desc.traits |= rec->description().traits & KOKKOS_PYTHON_UNMANAGED;
+      // The very View Python passed in, unchanged: hand it back.
+      if (arg_owner == rec->view() && detail::same_description(desc, rec->description()))
+        return Py_NewRef(rec->view());
+    } else {
+      label = arg_view.label();
+      detail::describe(arg_view, label, desc);
+      if (!detail::is_managed(arg_view)) desc.traits |= KOKKOS_PYTHON_UNMANAGED;
+    }
     return api()->view_from_owner(&desc, arg_owner ? arg_owner : Py_None);
   } catch (const std::bad_alloc &) {
     return PyErr_NoMemory();
@@ -737,7 +775,7 @@ PyObject *to_python(const ViewT &arg_view) noexcept {
   using holder = detail::view_holder<ViewT>;
   if (import() < 0) return nullptr;
   try {
-    if (const auto *rec = detail::python_record::of(arg_view)) return to_python(arg_view, rec->owner());
+    if (const auto *rec = detail::python_record::of(arg_view)) return to_python(arg_view, rec->view());
     if (!detail::is_managed(arg_view)) return to_python(arg_view, Py_None);
     const std::string label = arg_view.label();
     kokkos_python_view_desc desc;
@@ -787,18 +825,19 @@ bool from_python(PyObject *arg_obj, ViewT &arg_out) noexcept {
       return true;
     }
     Kokkos::Impl::SharedAllocationTracker track;
-    PyObject *owner = info::memory_traits::is_unmanaged ? nullptr : api()->owner(arg_obj);
-    if (!info::memory_traits::is_unmanaged && !owner) return false;
-    if (!owner || owner == Py_None) {
-      Py_XDECREF(owner);
+    bool empty = false;
+    for (int r = 0; r < desc.rank; ++r) empty = empty || desc.extents[r] == 0;
+    if (info::memory_traits::is_unmanaged || empty) {
       arg_out = detail::build<ViewT>(desc, track, false);
       return true;
     }
+    const std::string label = desc.label ? desc.label : "";
+    Py_INCREF(arg_obj);
     detail::python_record *rec;
     try {
-      rec = new detail::python_record(owner, desc.label ? desc.label : "");
+      rec = new detail::python_record(arg_obj, desc, label);
     } catch (...) {
-      Py_DECREF(owner);
+      Py_DECREF(arg_obj);
       throw;
     }
     track.assign_allocated_record_to_uninitialized(rec);

@@ -62,7 +62,7 @@ typedef struct capi_external {
 static void capi_external_release(void *arg) {
   capi_external *ext = (capi_external *)arg;
   if (ext->armed && ext->deleter) ext->deleter(ext->ctx);
-  PyMem_RawFree(ext);
+  PyMem_Free(ext); /* the core calls deleters with the GIL held */
 }
 
 /* ---- checks --------------------------------------------------------------------------- */
@@ -227,7 +227,7 @@ static PyObject *capi_view_from_deleter(const kokkos_python_view_desc *d, kokkos
                  where, kp_bridge_is_finalized() ? " (it was finalized)" : "");
     return NULL;
   }
-  capi_external *ext = (capi_external *)PyMem_RawMalloc(sizeof *ext);
+  capi_external *ext = (capi_external *)PyMem_Malloc(sizeof *ext);
   if (!ext) return PyErr_NoMemory();
   ext->deleter = deleter;
   ext->ctx = ctx;

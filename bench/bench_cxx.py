@@ -1,0 +1,76 @@
+"""Cost of passing Views into and out of bound C++ functions, against the
+same pybind11 function taking py::array_t<double> NumPy arrays, measured in
+one run. Goal: within 1.5x.
+
+Builds bench/cxx/ (pybind11 and nanobind modules) against the installed
+package with CMake first. Run: .venv/bin/python bench/bench_cxx.py
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import timeit
+from pathlib import Path
+
+import numpy as np
+
+import kokkos
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import cxx_build  # noqa: E402  (the tests' CMake helper)
+
+
+def per_call(stmt, glb, number):
+    return min(timeit.Timer(stmt, globals=glb).repeat(repeat=3, number=number)) / number
+
+
+def compare(ours, ref, glb, number=100000, rounds=7):
+    """Median over rounds of (ours, ref, ours / ref), each round timing both
+    back to back, so load from other processes hits both alike."""
+    samples = []
+    for _ in range(rounds):
+        o = per_call(ours, glb, number)
+        r = per_call(ref, glb, number)
+        samples.append((o / r, o, r))
+    samples.sort()
+    return samples[len(samples) // 2]
+
+
+def main():
+    kokkos.initialize()
+    out = cxx_build.cmake_build(Path(__file__).resolve().parent / "cxx", "bench-cxx", {
+        "pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir"),
+        "nanobind_DIR": cxx_build._cmake_dir("nanobind", "--cmake_dir"),
+    })
+    pyb = cxx_build.import_from(out, "kp_bench_cxx")
+    nb = cxx_build.import_from(out, "kp_bench_cxx_nb")
+    print(f"kokkos {kokkos.__version__}, Kokkos {'.'.join(map(str, kokkos.kokkos_version()))} "
+          f"{kokkos.enabled_backends()}, numpy {np.__version__}, {os.cpu_count()} cores")
+    print(f"{'case':<58} {'View':>9} {'NumPy':>9} {'ratio':>7}")
+
+    a = np.zeros(1000)
+    v = kokkos.array("py_view", [1000], dtype=kokkos.double)  # Python-allocated
+    c = pyb.view_new(1000)  # allocated in C++
+    g = dict(pyb=pyb, nb=nb, a=a, v=v, c=c)
+    cases = [
+        ("in: pybind11, View from Python", "pyb.view_in(v)", "pyb.array_in(a)"),
+        ("in: pybind11, View from C++", "pyb.view_in(c)", "pyb.array_in(a)"),
+        ("in: nanobind, View from Python", "nb.view_in(v)", "pyb.array_in(a)"),
+        ("in+out: pybind11, View from Python (vs same array back)", "pyb.view_in_out(v)", "pyb.array_in_out(a)"),
+        ("in+out: pybind11, View from Python (vs new array back)", "pyb.view_in_out(v)", "pyb.array_in_new_out(a)"),
+        ("in+out: pybind11, View from C++ (vs new array back)", "pyb.view_in_out(c)", "pyb.array_in_new_out(a)"),
+        ("in+out: nanobind, View from Python (vs new array back)", "nb.view_in_out(v)", "pyb.array_in_new_out(a)"),
+        ("out: a View C++ holds (vs new array over C++ memory)", "pyb.view_held()", "pyb.array_held()"),
+        ("out: new 1000-element View from C++ (vs new array)", "pyb.view_new(1000)", "pyb.array_new(1000)"),
+    ]
+    for name, ours, ref in cases:
+        ratio, o, r = compare(ours, ref, g)
+        print(f"{name:<58} {o * 1e9:>6.0f} ns {r * 1e9:>6.0f} ns {ratio:>6.2f}x   goal <= 1.5x")
+    ratio, new, alloc = compare("pyb.view_new(1000)", "pyb.view_alloc_only(1000)", g)
+    print(f"  (allocating the Kokkos::View in C++ alone takes {alloc * 1e9:.0f} ns of that; "
+          f"the hand-over to Python {(new - alloc) * 1e9:.0f} ns)")
+
+
+if __name__ == "__main__":
+    main()
