@@ -269,3 +269,18 @@ def test_unsupported_numpy_dtypes():
         kokkos.array(np.zeros(3, "U3"))
     with pytest.raises(ValueError, match="not a multiple"):
         kokkos.array(np.zeros(3, [("a", "i1"), ("b", "f8")])["b"])
+
+
+def test_array_and_deep_copy_take_dlpack_producers():
+    torch = pytest.importorskip("torch")
+    t = torch.arange(6, dtype=torch.float64).reshape(2, 3)
+    v = kokkos.array(t)
+    assert v.shape == (2, 3) and v.dtype == kokkos.float64
+    v[1, 2] = -1.0
+    assert t[1, 2].item() == -1.0, "kokkos.array(tensor) shares the tensor's memory"
+    w = kokkos.array([2, 3])
+    kokkos.deep_copy(w, t.T.contiguous().T)
+    assert np.asarray(w).tolist() == t.tolist()
+    c = kokkos.array(t, copy=True)
+    c[0, 0] = 99.0
+    assert t[0, 0].item() == 0.0

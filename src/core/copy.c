@@ -359,7 +359,9 @@ int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
   if (kp_view_check(src)) {
     sv = (kp_view *)Py_NewRef(src);
   } else {
-    sv = kp_view_from_buffer_object(st, src, 0, NULL, 0);
+    /* Host buffers directly; DLPack / CUDA array interface producers (a
+     * PyTorch or CuPy device array) through the exchange import. */
+    sv = PyObject_CheckBuffer(src) ? kp_view_from_buffer_object(st, src, 0, NULL, 0) : kp_view_from_exchange(st, src, NULL);
     if (!sv) {
       if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
       PyErr_Clear();

@@ -139,7 +139,13 @@ kp_owner *kp_owner_from_pyobject(kp_state *st, int space, void *data, PyObject *
 kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*deleter)(void *), void *ctx, int kokkos_bound) {
   kp_owner *o = owner_new(st, KP_OWNER_EXTERNAL, space, data);
   if (!o) {
-    if (deleter) deleter(ctx);
+    if (deleter) {
+      /* The deleter may run Python code: keep the MemoryError aside. */
+      PyObject *type, *value, *tb;
+      PyErr_Fetch(&type, &value, &tb);
+      deleter(ctx);
+      PyErr_Restore(type, value, tb);
+    }
     return NULL;
   }
   o->deleter = deleter;

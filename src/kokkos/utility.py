@@ -138,10 +138,6 @@ def _dtype_index(obj):
 # ---- construction ---------------------------------------------------------------
 
 
-def _is_host_space(space):
-    return _BUILD["space_host_accessible"][int(space)] and int(space) == int(memory_space.HostSpace)
-
-
 def _default_label(kind, dt, ndim, lay, space):
     return f"{kind}<{_DTYPE_NAMES[dt]}{'*' * ndim}, {get_layout(lay)}, {get_memory_space(space)}>"
 
@@ -152,7 +148,7 @@ def array(
     label=None,
     array=None,
     dtype=_UNSET,
-    space=memory_space.HostSpace,
+    space=_UNSET,
     layout=_UNSET,
     trait=memory_trait.Managed,
     dynamic=False,
@@ -163,10 +159,12 @@ def array(
 
     The first argument is a label (str), a shape (list or tuple) or an array
     (anything with the buffer protocol or ``__array_interface__``, or a View).
-    Arrays are wrapped without copying (an Unmanaged View that keeps the array
-    alive) unless ``copy=True``, a different dtype / layout is asked for, or
-    the memory space is not HostSpace; then the data is copied into a new
-    Kokkos allocation.
+    Arrays (buffer protocol, ``__array_interface__``, DLPack or
+    ``__cuda_array_interface__``) are wrapped without copying (an Unmanaged
+    View that keeps the array alive, in the array's memory space) unless
+    ``copy=True`` or a different dtype, layout or ``space`` is asked for;
+    then the data is copied into a new Kokkos allocation. Views from a shape
+    default to HostSpace.
     """
     if isinstance(shape_label_or_array, str) and label is None:
         label = shape_label_or_array
@@ -181,7 +179,7 @@ def array(
         if layout is _UNSET:
             layout = "LayoutRight" if order.upper() == "C" else "LayoutLeft"
 
-    space_id = _core._space_index(space)
+    space_id = None if space is _UNSET else _core._space_index(space)
     traits = _core._trait_value(trait)
 
     if array is not None:
@@ -195,6 +193,8 @@ def array(
             "(kokkos.array(ndarray, trait=kokkos.Unmanaged))"
         )
     dt = _dtype_index(float if dtype is _UNSET else dtype)
+    if space_id is None:
+        space_id = int(memory_space.HostSpace)
     lay = 0 if layout is _UNSET else _core._layout_index(layout)
     if label is None:
         ndim = 1 if isinstance(shape, int) else len(shape)
@@ -203,18 +203,38 @@ def array(
     return cls(shape, dt, label=label, space=space_id, layout=lay, trait=traits)
 
 
+def _has_buffer(obj):
+    try:
+        memoryview(obj).release()
+        return True
+    except TypeError:
+        return False
+    except Exception:
+        return True
+
+
 def _from_array(obj, label, dtype_arg, space_id, layout_arg, traits, dynamic, copy):
-    wrapped = _core._wrap(obj, False, label, dynamic, traits | memory_trait.Unmanaged)
+    try:
+        wrapped = _core._wrap(obj, False, label, dynamic, traits | memory_trait.Unmanaged)
+    except TypeError:
+        # DLPack and __cuda_array_interface__ producers (PyTorch, CuPy, JAX);
+        # host buffers keep the buffer protocol's answer.
+        if _has_buffer(obj) or not (hasattr(obj, "__dlpack__") or hasattr(obj, "__cuda_array_interface__")):
+            raise
+        shared = _core._view_from_object(obj, label)
+        wrapped = _core._wrap(shared, False, label, dynamic, traits | memory_trait.Unmanaged)
     want_dt = wrapped.dtype if dtype_arg is _UNSET else _dtype_index(dtype_arg)
     want_layout = None if layout_arg is _UNSET else _core._layout_index(layout_arg)
     needs_copy = (
         copy
         or int(want_dt) != int(wrapped.dtype)
-        or not _is_host_space(space_id)
+        or (space_id is not None and space_id != int(wrapped.space))
         or (want_layout is not None and want_layout != 2 and wrapped.ndim > 1 and want_layout != int(wrapped.layout))
     )
     if not needs_copy:
         return wrapped
+    if space_id is None:
+        space_id = int(wrapped.space)
     lay = want_layout if want_layout in (0, 1) else (1 if int(wrapped.layout) == 1 else 0)
     cls = DynRankView if dynamic else View
     if label is None:
