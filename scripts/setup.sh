@@ -52,6 +52,23 @@ if [ "$want_test" = 1 ]; then
   stamp_deps test "pytest hypothesis pybind11 nanobind"
 fi
 
+# ---- MPI, for tests/test_mpi.py (issue 8): Open MPI from the distribution, ----
+# ---- mpi4py from PyPI. Installed once; the MPI tests skip without them.    ----
+if [ "$want_test" = 1 ]; then
+  if ! dpkg -s openmpi-bin libopenmpi-dev >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1; then
+      echo "setup: installing Open MPI (openmpi-bin libopenmpi-dev) for the MPI tests"
+      export DEBIAN_FRONTEND=noninteractive
+      as_root apt-get update -q
+      as_root apt-get install -y -q openmpi-bin libopenmpi-dev
+    else
+      echo "setup: no apt-get here; install Open MPI yourself to run the MPI tests"
+    fi
+  fi
+  stamp_deps mpi "mpi4py"
+fi
+# ---- end MPI ----
+
 # Build and install; the build directory makes a rebuild incremental.
 $pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
   -Cbuild-dir=build/setup "$root"

@@ -291,4 +291,8 @@ int kp_dlpack_add(PyObject *module, kp_state *st);
  * with an exception (dlpack.c). */
 kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label);
 
+/* _view_from_bytes(buf, dtype, shape, layout, label, dynamic, traits): an
+ * Unmanaged View over a contiguous buffer, for unpickling (pickling.c). */
+PyObject *kp_py_view_from_bytes(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
 #endif /* KOKKOS_PYTHON_CORE_H */

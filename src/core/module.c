@@ -334,6 +334,8 @@ static PyMethodDef kp_module_methods[] = {
     {"_dtype_info", kp_py_dtype_info, METH_NOARGS, NULL},
     {"_wrap", (PyCFunction)(void (*)(void))kp_py_wrap, METH_FASTCALL,
      "_wrap(obj, writable=False, label=None, dynamic=False): an Unmanaged View over obj's host memory."},
+    {"_view_from_bytes", (PyCFunction)(void (*)(void))kp_py_view_from_bytes, METH_FASTCALL,
+     "_view_from_bytes(buf, dtype, shape, layout, label, dynamic, traits): unpickling's zero-copy View (pickling.c)."},
     {"deep_copy", (PyCFunction)(void (*)(void))kp_deep_copy_function, METH_FASTCALL | METH_KEYWORDS,
      "deep_copy(dst, src): copy src (a View, an array or buffer of the same shape, or a scalar) into the View dst."},
     {NULL, NULL, 0, NULL}};

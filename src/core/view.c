@@ -172,7 +172,7 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
                             label);
   Py_XDECREF(owner);
   if (v && spec->layout == KP_LAYOUT_STRIDE) v->layout = KP_LAYOUT_STRIDE;
-  else if (v && spec->rank <= 1) v->layout = spec->layout;
+  else if (v) v->layout = spec->layout; /* extents of 1 make the strides fit both orders: keep the one asked for */
   return v;
 }
 

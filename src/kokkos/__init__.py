@@ -60,6 +60,8 @@ from .utility import (
 
 HostAccessError = _core.HostAccessError
 
+from . import pickling as _pickling  # noqa: E402,F401  (pickle support for View / DynRankView)
+
 __version__ = "0.1.0"
 version = __version__
 version_info = (0, 1, 0)
