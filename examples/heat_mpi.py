@@ -2,6 +2,9 @@
 
     mpirun -n 4 python examples/heat_mpi.py [--points N] [--steps S]
 
+(add --oversubscribe on a machine with fewer than 4 cores, and
+OMP_NUM_THREADS=1 with an OpenMP Kokkos, so ranks do not fight for cores)
+
 Solves u_t = u_xx on [0, 1] with u = 0 at both ends and
 u(x, 0) = sin(pi x) + 0.5 sin(3 pi x), by the explicit (FTCS) scheme
 

@@ -1,5 +1,5 @@
 """Pickling Views and DynRankViews: every dtype, rank 0..8, every layout,
-protocols 2..5 (protocol 5 in band and out of band), what the round trip
+protocols 0..5 (protocol 5 in band and out of band), what the round trip
 restores, what it shares, and every error path."""
 
 import copy
@@ -15,7 +15,15 @@ from conftest import DTYPES, HAS_CUDA, LAYOUTS, NP_DTYPES, cuda, run_python, sam
 import kokkos
 import kokkos.pickling
 
-MODES = ["protocol2", "protocol3", "protocol4", "protocol5-inband", "protocol5-outofband"]
+MODES = [
+    "protocol0",
+    "protocol1",
+    "protocol2",
+    "protocol3",
+    "protocol4",
+    "protocol5-inband",
+    "protocol5-outofband",
+]
 
 
 def round_trip(view, mode):

@@ -10,7 +10,7 @@ and Ray like NumPy arrays do:
   ``pickle.loads(data, buffers=...)`` makes a View over the buffer it is
   given, again with no copy (an Unmanaged View that keeps the buffer alive,
   read-only when the buffer is); in band, the bytes go into the stream once;
-- protocols 2 to 4 pickle the data by value (``bytes``) and unpickling
+- protocols 0 to 4 pickle the data by value (``bytes``) and unpickling
   allocates a new Managed View through Kokkos and copies into it;
 - the round trip restores dtype, shape, layout, label, memory space, the
   memory traits other than Unmanaged, and whether the View is a DynRankView;
@@ -187,7 +187,7 @@ def _rebuild_buffer(data, meta):
 
 
 def _rebuild_value(data, meta):
-    """Protocols 2 to 4: a new Kokkos allocation holding a copy of data."""
+    """Protocols 0 to 4: a new Kokkos allocation holding a copy of data."""
     dtype, shape, layout, label, space_name, dynamic, traits = _read_meta(meta)
     space = _target_space(space_name, label)
     out = _new_view(dtype, shape, layout, label, space, dynamic, traits)
