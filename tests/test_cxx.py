@@ -429,6 +429,18 @@ def test_changed_on_the_way_back_is_a_new_view_of_the_same_memory(mod):
     assert const(kokkos.array("c", [2], dtype=kokkos.double)) == 0.0
 
 
+def test_cpp_view_of_python_memory_dies_on_another_thread(mod):
+    a = np.arange(6.0).reshape(3, 2)
+    ref = weakref.ref(a)
+    mod.hold(a)
+    del a
+    gc.collect()
+    assert ref() is not None and mod.held_use_counts() == [1]  # C++ holds the only copy
+    mod.release_held_on_thread()  # destroyed on a thread, while this one released the GIL
+    gc.collect()
+    assert ref() is None
+
+
 def test_python_subview_to_cpp(mod):
     w = kokkos.array("parent", [4, 4], dtype=kokkos.double)
     sub = w[1:3, :]

@@ -8,6 +8,8 @@
 
 #include "misc.hpp"
 
+#include <thread>
+
 namespace nb = nanobind;
 
 NB_MODULE(kp_test_nb, m) {
@@ -16,6 +18,11 @@ NB_MODULE(kp_test_nb, m) {
   m.def("scale_noconvert", [](kp_test::V1 v, double a) {
     for (std::size_t i = 0; i < v.extent(0); ++i) v(i) *= a;
   }, nb::arg("v").noconvert(), nb::arg("a"));
+  m.def("release_held_on_thread", [] {
+    nb::gil_scoped_release nogil;
+    std::thread t([] { kp_test::held().clear(); });
+    t.join();
+  });
 #define KP_TEST_X(T, NAME) \
   kp_test::register_view<Kokkos::View<T **, Kokkos::LayoutRight, Kokkos::HostSpace>>(m, NAME "_2_right");
   KP_TEST_DTYPES(KP_TEST_X)

@@ -4,6 +4,8 @@
 
 #include "misc.hpp"
 
+#include <thread>
+
 namespace py = pybind11;
 
 void kp_test_register_right(py::module_ &m);
@@ -17,6 +19,13 @@ PYBIND11_MODULE(kp_test_pyb, m) {
   m.def("scale_noconvert", [](kp_test::V1 v, double a) {
     for (std::size_t i = 0; i < v.extent(0); ++i) v(i) *= a;
   }, py::arg("v").noconvert(), py::arg("a"));
+  // The last C++ copy of a View over Python memory dies on another thread,
+  // while this one has released the GIL: the record must take the GIL.
+  m.def("release_held_on_thread", [] {
+    py::gil_scoped_release nogil;
+    std::thread t([] { kp_test::held().clear(); });
+    t.join();
+  });
   kp_test_register_right(m);
   kp_test_register_left(m);
   kp_test_register_stride(m);
