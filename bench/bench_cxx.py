@@ -18,7 +18,7 @@ import numpy as np
 import kokkos
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-import cxx_build  # noqa: E402  (the tests' CMake helper)
+import cxx_build
 
 
 def per_call(stmt, glb, number):
@@ -52,7 +52,7 @@ def main():
     a = np.zeros(1000)
     v = kokkos.array("py_view", [1000], dtype=kokkos.double)  # Python-allocated
     c = pyb.view_new(1000)  # allocated in C++
-    g = dict(pyb=pyb, nb=nb, a=a, v=v, c=c)
+    g = {"pyb": pyb, "nb": nb, "a": a, "v": v, "c": c}
     cases = [
         ("in: pybind11, View from Python", "pyb.view_in(v)", "pyb.array_in(a)"),
         ("in: pybind11, View from C++", "pyb.view_in(c)", "pyb.array_in(a)"),

@@ -37,7 +37,7 @@ def _tool(name: str) -> str | None:
 
 
 def _cmake_dir(module: str, flag: str) -> str:
-    out = subprocess.run([sys.executable, "-m", module, flag], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", module, flag], capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise BuildError(f"python -m {module} {flag} failed: {out.stderr.strip()} (pip install {module})")
     return out.stdout.strip()
@@ -52,7 +52,7 @@ def build_dir(name: str) -> Path:
 
 
 def _run(cmd: list[str], log: Path, cwd: Path | None = None) -> None:
-    res = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, check=False)
     log.write_text(res.stdout + res.stderr)
     if res.returncode != 0:
         tail = (res.stdout + res.stderr)[-6000:]
@@ -76,7 +76,7 @@ def cmake_build(source: Path, name: str, defines: dict[str, str] | None = None) 
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def test_modules() -> Path:
     """Builds kp_test_pyb, kp_test_nb and kp_test_c; returns their directory."""
     return cmake_build(SOURCES, "cxx", {
@@ -85,7 +85,7 @@ def test_modules() -> Path:
     })
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def examples() -> Path:
     """Builds examples/ (the seed's example) as examples/run.sh does."""
     return cmake_build(ROOT / "examples", "examples", {
@@ -129,9 +129,9 @@ def other_kokkos() -> tuple[str, str, bool] | None:
     """A Kokkos installed here that is not the one the package uses, if any."""
     mine = os.path.realpath(kokkos._paths.build_config()["kokkos_library"])
     for inc, lib, omp in KOKKOS_INSTALLS:
-        if os.path.exists(lib) and os.path.exists(os.path.join(inc, "Kokkos_Core.hpp")):
-            if os.path.realpath(lib) != mine:
-                return inc, lib, omp
+        installed = os.path.exists(lib) and os.path.exists(os.path.join(inc, "Kokkos_Core.hpp"))
+        if installed and os.path.realpath(lib) != mine:
+            return inc, lib, omp
     return None
 
 
@@ -139,4 +139,5 @@ def run_python(code: str, *paths: Path, timeout: int = 120) -> subprocess.Comple
     """Runs code in a fresh interpreter with paths on PYTHONPATH."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(p) for p in paths] + [env.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=timeout)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          timeout=timeout, check=False)

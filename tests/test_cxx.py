@@ -17,10 +17,10 @@ import gc
 import sys
 import weakref
 
+import cxx_build
 import numpy as np
 import pytest
 
-import cxx_build
 import kokkos
 
 DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -150,7 +150,7 @@ def test_dyn_rank_view_every_dtype(pyb, dtype, layout):
     np.testing.assert_array_equal(np.asarray(w), expected(dtype, (3, 2)))
 
 
-@pytest.mark.parametrize("rank", range(0, 8))
+@pytest.mark.parametrize("rank", range(8))
 def test_dyn_rank_view_ranks(mod, rank):
     shape = shape_for(rank)
     v = mod.make_drv(list(shape))
