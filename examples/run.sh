@@ -21,10 +21,11 @@ if [ -x "$bindir/ninja" ] || command -v ninja > /dev/null; then gen=(-G Ninja); 
 [ -x "$bindir/ninja" ] && export PATH="$bindir:$PATH"
 
 build=${BUILD_DIR:-$root/build/examples}
+mkdir -p "$build"
 if [ -f "$build/CMakeCache.txt" ]; then gen=(); fi
-"$cmake" -S "$here" -B "$build" "${gen[@]}" -DPython_EXECUTABLE="$py" > "$build.configure.log" 2>&1 ||
-  { cat "$build.configure.log"; exit 1; }
-"$cmake" --build "$build" --parallel > "$build.build.log" 2>&1 || { cat "$build.build.log"; exit 1; }
+"$cmake" -S "$here" -B "$build" "${gen[@]}" -DPython_EXECUTABLE="$py" > "$build/configure.log" 2>&1 ||
+  { cat "$build/configure.log"; exit 1; }
+"$cmake" --build "$build" --parallel > "$build/build.log" 2>&1 || { cat "$build/build.log"; exit 1; }
 
 for binding in pybind11 nanobind; do
   echo "==== examples/ex-numpy.py with the $binding module ($build/$binding)"
