@@ -20,6 +20,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace kokkos_python::impl {
 
 // ---- errors ---------------------------------------------------------------
@@ -311,6 +315,23 @@ void raw_copy(void *arg_dst, const void *arg_src, size_t arg_bytes) {
     Kokkos::Impl::DeepCopy<D, S>(arg_dst, arg_src, arg_bytes);
 }
 
+// Large host allocations ask Linux for transparent huge pages, as NumPy
+// does for its arrays: first touch and later streaming (MPI, copies) are
+// several times faster than with 4 KiB pages. Only a hint.
+void advise_huge_pages(void *arg_ptr, size_t arg_bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr size_t threshold = size_t(4) << 20;
+  if (arg_bytes < threshold) return;
+  const uintptr_t page  = 4096;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(arg_ptr) + page - 1) & ~(page - 1);
+  const uintptr_t end   = reinterpret_cast<uintptr_t>(arg_ptr) + arg_bytes;
+  if (end > begin) madvise(reinterpret_cast<void *>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)arg_ptr;
+  (void)arg_bytes;
+#endif
+}
+
 kp_status require_initialized(kp_error *arg_err) {
   if (Kokkos::is_initialized()) return KP_OK;
   return fail(arg_err, KP_E_STATE,
@@ -509,6 +530,7 @@ extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t byt
         return fail(err, KP_E_NOMEM, e.what());
       }
       if (!p) return fail(err, KP_E_NOMEM, "Kokkos could not allocate the memory");
+      if constexpr (std::is_same_v<S, Kokkos::HostSpace>) advise_huge_pages(p, bytes);
       if (zero && std::is_same_v<S, Kokkos::HostSpace>) {
         std::memset(p, 0, bytes);
       } else if (zero) {

@@ -3,6 +3,7 @@
 #include "core.h"
 
 #include <complex.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -179,15 +180,25 @@ static int set_bool(char *p, PyObject *obj) {
 
 /* ---- the table ---------------------------------------------------------------- */
 
+/* 64-bit integers use the format NumPy uses on this platform ('l' where C's
+ * long has 64 bits), so MPI and other buffer consumers see the same type. */
+#if LONG_MAX == INT64_MAX
+#define KP_FORMAT_I64 "l"
+#define KP_FORMAT_U64 "L"
+#else
+#define KP_FORMAT_I64 "q"
+#define KP_FORMAT_U64 "Q"
+#endif
+
 const kp_dtype kp_dtypes[KP_DTYPE_COUNT] = {
     [KP_DTYPE_INT8] = {"int8", {"signed_char", "char", NULL}, KP_KIND_INT, 1, "b", "|i1", 0, 8, get_i8, set_i8},
     [KP_DTYPE_INT16] = {"int16", {"short", NULL}, KP_KIND_INT, 2, "h", "<i2", 0, 16, get_i16, set_i16},
     [KP_DTYPE_INT32] = {"int32", {"int", NULL}, KP_KIND_INT, 4, "i", "<i4", 0, 32, get_i32, set_i32},
-    [KP_DTYPE_INT64] = {"int64", {"long", "long_long", NULL}, KP_KIND_INT, 8, "q", "<i8", 0, 64, get_i64, set_i64},
+    [KP_DTYPE_INT64] = {"int64", {"long", "long_long", NULL}, KP_KIND_INT, 8, KP_FORMAT_I64, "<i8", 0, 64, get_i64, set_i64},
     [KP_DTYPE_UINT8] = {"uint8", {"unsigned_char", NULL}, KP_KIND_UINT, 1, "B", "|u1", 1, 8, get_u8, set_u8},
     [KP_DTYPE_UINT16] = {"uint16", {"unsigned_short", NULL}, KP_KIND_UINT, 2, "H", "<u2", 1, 16, get_u16, set_u16},
     [KP_DTYPE_UINT32] = {"uint32", {"unsigned", "unsigned_int", NULL}, KP_KIND_UINT, 4, "I", "<u4", 1, 32, get_u32, set_u32},
-    [KP_DTYPE_UINT64] = {"uint64", {"unsigned_long", "unsigned_long_long", NULL}, KP_KIND_UINT, 8, "Q", "<u8", 1, 64, get_u64, set_u64},
+    [KP_DTYPE_UINT64] = {"uint64", {"unsigned_long", "unsigned_long_long", NULL}, KP_KIND_UINT, 8, KP_FORMAT_U64, "<u8", 1, 64, get_u64, set_u64},
     [KP_DTYPE_FLOAT32] = {"float32", {"float", "single", NULL}, KP_KIND_FLOAT, 4, "f", "<f4", 2, 32, get_f32, set_f32},
     [KP_DTYPE_FLOAT64] = {"float64", {"double", NULL}, KP_KIND_FLOAT, 8, "d", "<f8", 2, 64, get_f64, set_f64},
     [KP_DTYPE_COMPLEX64] = {"complex64", {"complex_float", NULL}, KP_KIND_COMPLEX, 8, "Zf", "<c8", 5, 64, get_c64, set_c64},
