@@ -92,17 +92,23 @@ export ASAN_OPTIONS="detect_leaks=1:quarantine_size_mb=16:halt_on_error=1:alloca
 export LSAN_OPTIONS="suppressions=$root/tests/sanitizer/lsan.supp:print_suppressions=0:leak_check_at_exit=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
 export KOKKOS_PYTHON_SANITIZED=1
+# NumPy's BLAS threads would sit in every process at exit, where the leak
+# check stops the world: none are needed here.
+export OPENBLAS_NUM_THREADS=1
 
 "$venv/bin/python" -c "import kokkos; print('sanitize: kokkos', kokkos.__version__, 'with Kokkos', '.'.join(map(str, kokkos.kokkos_version())), 'under ASan+UBSan')"
 [ $# -gt 0 ] || set -- tests
+# --capture=sys: pytest captures Python's streams only, so a sanitizer report
+# written to file descriptor 2 by the pytest process itself (UBSan writes
+# there) reaches the log instead of dying with a capture file.
 set +e
-"$venv/bin/python" -m pytest -q -p no:cacheprovider "$@"
-status=$?
+"$venv/bin/python" -m pytest -q -p no:cacheprovider --capture=sys "$@" 2>&1 | tee "$logs/pytest.out"
+status=${PIPESTATUS[0]}
 set -e
 
 # Files with only warnings (ASan notes a failed huge allocation that the
 # tests provoke on purpose, with allocator_may_return_null=1) are not errors.
-reports=$(grep -lE 'ERROR: |runtime error: ' -r "$logs" | sort || true)
+reports=$(grep -lE '(Sanitizer|ERROR): |runtime error: ' -r "$logs" | sort || true)
 if [ -n "$reports" ]; then
   echo "sanitize: sanitizer reports:" >&2
   for f in $reports; do

@@ -831,6 +831,7 @@ HOSTILE_TENSORS = [
     (dict(shape=[-4]), r"shape\[0\]"),
     (dict(shape=[2**63 - 1]), "would need more than"),
     (dict(shape=[2**62], strides=[1]), "would need more than"),
+    (dict(ndim=3, shape=[2**31, 2**31, 2**31], strides=None), "would need more than"),  # no strides: compact
     (dict(dtype=(2, 64, 2)), "lanes"),
     (dict(dtype=(2, 7, 1)), "no Kokkos View dtype"),
     (dict(dtype=(99, 64, 1)), "no Kokkos View dtype"),
@@ -861,7 +862,7 @@ sanitized = pytest.mark.skipif(
 def _private_reports(tmp_path):
     """Environment sending this child's sanitizer reports to tmp_path, so the
     deliberate errors below do not fail the whole run."""
-    env = {}
+    env = {"KOKKOS_SANITIZE_CHILD_LEAKS": "1"}
     for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
         opts = [o for o in os.environ.get(var, "").split(":") if o and not o.startswith("log_path=")]
         opts.append(f"log_path={tmp_path}/{var.split('_')[0].lower()}")

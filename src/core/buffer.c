@@ -230,6 +230,9 @@ static kp_view *wrap_array_interface_dict(kp_state *st, PyObject *obj, PyObject 
       PyErr_Format(PyExc_ValueError, "%s: __array_interface__['shape'][%d] is negative", where, r);
       return NULL;
     }
+  /* Before any strides are computed from the extents: they must not overflow. */
+  size_t bytes;
+  if (kp_checked_bytes(rank, shape, kp_dtypes[dtype].itemsize, &bytes, where) < 0) return NULL;
   if (!PyTuple_Check(data_o) || PyTuple_GET_SIZE(data_o) != 2) {
     PyErr_Format(PyExc_TypeError, "%s: __array_interface__['data'] must be a (pointer, read_only) tuple", where);
     return NULL;
@@ -249,8 +252,6 @@ static kp_view *wrap_array_interface_dict(kp_state *st, PyObject *obj, PyObject 
   } else {
     kp_contiguous_strides(rank, shape, KP_LAYOUT_RIGHT, strides);
   }
-  size_t bytes;
-  if (kp_checked_bytes(rank, shape, itemsize, &bytes, where) < 0) return NULL;
   if (!ptr && bytes > 0) {
     PyErr_Format(PyExc_ValueError, "%s: __array_interface__['data'] is a null pointer", where);
     return NULL;

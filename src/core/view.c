@@ -40,16 +40,18 @@ Py_ssize_t kp_view_size(const kp_view *v) {
 }
 
 void kp_contiguous_strides(int rank, const Py_ssize_t *shape, int layout, Py_ssize_t *strides) {
-  Py_ssize_t s = 1;
+  /* Unsigned: callers may compute strides of foreign extents before they
+   * check the size (kp_checked_bytes), and must not overflow doing so. */
+  size_t s = 1;
   if (layout == KP_LAYOUT_LEFT) {
     for (int r = 0; r < rank; ++r) {
-      strides[r] = s;
-      s *= shape[r] > 0 ? shape[r] : 1;
+      strides[r] = (Py_ssize_t)s;
+      s *= shape[r] > 0 ? (size_t)shape[r] : 1;
     }
   } else {
     for (int r = rank - 1; r >= 0; --r) {
-      strides[r] = s;
-      s *= shape[r] > 0 ? shape[r] : 1;
+      strides[r] = (Py_ssize_t)s;
+      s *= shape[r] > 0 ? (size_t)shape[r] : 1;
     }
   }
 }

@@ -9,7 +9,8 @@
 2. LeakSanitizer's own exit-time check is off (leak_check_at_exit=0): CPython
    does not free what is alive at shutdown, and the package deliberately
    leaves some memory in place during interpreter teardown (as NumPy does).
-   Instead the leak check runs from the first-registered atexit handler,
+   Instead the leak check runs from the first-registered atexit handler
+   (in the pytest process; see _leak_check for the others),
    which runs last among them: after kokkos' own atexit finalize, before the
    interpreter tears its modules down. Every object of the program is then
    either still reachable or was freed; memory lost during the run is
@@ -20,11 +21,24 @@ import atexit
 import ctypes
 import gc
 import os
+import sys
+import threading
 
 os.environ.pop("LD_PRELOAD", None)
 
 
 def _leak_check():
+    # The pytest process runs nearly every test and is checked; the many
+    # short scenario scripts the tests start are checked for errors but not
+    # for leaks unless asked (KOKKOS_SANITIZE_CHILD_LEAKS=1): LeakSanitizer's
+    # stop-the-world now and then dies on a loaded machine ("Tracer caught
+    # signal 11"), and once per run is enough exposure.
+    if "pytest" not in sys.modules and os.environ.get("KOKKOS_SANITIZE_CHILD_LEAKS") != "1":
+        return
+    # Threads still running (daemon threads at exit) make that worse, and
+    # their memory is in use, not lost: check only a quiet process.
+    if threading.active_count() > 1:
+        return
     gc.collect()
     try:
         check = ctypes.CDLL(None).__lsan_do_recoverable_leak_check
