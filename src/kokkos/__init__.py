@@ -73,3 +73,5 @@ globals().update(memory_space.__members__)
 globals().update(layout.__members__)
 globals().update(memory_trait.__members__)
 globals().update(device.__members__)
+
+from . import tools  # noqa: E402  (kokkos.tools, as in pykokkos-base)
