@@ -23,7 +23,7 @@ import textwrap
 
 import pytest
 
-from conftest import run_python
+from conftest import cuda, run_python
 
 PRELUDE = """
 import gc, sys, ctypes
@@ -323,6 +323,31 @@ def test_explicit_finalize_while_threads_copy():
             stop.set()
             for t in threads: t.join()
             assert not errors, errors
+            print("scenario ok")
+            """
+        )
+    )
+    assert "scenario ok" in r.stdout
+
+
+@cuda
+def test_cuda_array_interface_address_survives_finalize():
+    """CuPy keeps the View it read __cuda_array_interface__ from, not a
+    release call: finalize must leave that device memory allocated."""
+    pytest.importorskip("cupy")
+    r = _ok(
+        PRELUDE
+        + textwrap.dedent(
+            """
+            import cupy
+            v = kokkos.View((1000,), space=kokkos.CudaSpace, label='dev')
+            kokkos.deep_copy(v, 5.0)
+            a = cupy.asarray(v)
+            kokkos.finalize()
+            assert v.released
+            assert float(a.sum()) == 5000.0
+            a[:] = 1.0
+            assert float(a.sum()) == 1000.0
             print("scenario ok")
             """
         )

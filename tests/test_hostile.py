@@ -301,7 +301,7 @@ BAD_INTERFACES = [
 @pytest.mark.parametrize("changes,exc,match", BAD_INTERFACES, ids=lambda x: repr(x)[:40])
 def test_lying_array_interfaces_are_refused(changes, exc, match):
     obj = _interface_of(np.arange(4.0), **changes)
-    with pytest.raises(exc, match=match):
+    with pytest.raises(exc, match=match or None):  # (no match: CPython's own message)
         kokkos.array(obj)
 
 

@@ -50,7 +50,12 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure) {
     kp_status s;
     Py_BEGIN_ALLOW_THREADS s = kp_bridge_fence("kokkos.View.__cuda_array_interface__", &err);
     Py_END_ALLOW_THREADS if (s != KP_OK) return kp_raise_bridge(s, &err, "View.__cuda_array_interface__") < 0 ? NULL : NULL;
+    /* The fence ran without the GIL: another thread may have finalized. */
+    if (kp_view_check_released(v)) return NULL;
   }
+  /* The consumer keeps the View, not a release call: the address stays in
+   * use as long as the View lives, so Kokkos finalize must leave it. */
+  if (v->owner) v->owner->interface_exported = 1;
   PyObject *shape = NULL, *strides = NULL, *data = NULL, *descr = NULL, *res = NULL;
   shape = PyTuple_New(v->rank);
   if (!shape) goto done;
