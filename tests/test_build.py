@@ -14,7 +14,13 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not installed")
 def test_seed_knobs_are_accepted(tmp_path):
+    import kokkos
+
     env = dict(os.environ, PYKOKKOS_BASE_SETUP_ARGS="-DENABLE_LAYOUTS=ON -DENABLE_MEMORY_TRAITS=OFF")
+    # the Kokkos the package was built with (found by default only when installed system-wide)
+    lib = kokkos._paths.build_config().get("kokkos_library", "")
+    if lib and not lib.startswith("/usr/"):
+        env["Kokkos_ROOT"] = str(pathlib.Path(lib).resolve().parent.parent)
     r = subprocess.run(
         ["cmake", "-S", str(ROOT), "-B", str(tmp_path), f"-DPython_EXECUTABLE={sys.executable}",
          "-DENABLE_VIEW_RANKS=3", "-DENABLE_LAYOUTS=OFF", "-DENABLE_MEMORY_TRAITS=OFF"],

@@ -1,0 +1,43 @@
+"""A bound C++ function fills a CudaSpace View on the GPU and Python sees it
+through CuPy; Python hands a device View back to C++. Runs where Kokkos has
+CUDA (and CuPy is installed); skipped elsewhere."""
+
+from pathlib import Path
+
+import pytest
+
+import kokkos
+from conftest import HAS_CUDA
+
+pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space")]
+
+
+@pytest.fixture(scope="module")
+def module():
+    import cxx_build
+
+    out = cxx_build.cmake_build(Path(__file__).parent / "cxx_cuda", "cuda-fill",
+                                {"pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir")})
+    return cxx_build.import_from(out, "kp_cuda_fill")
+
+
+def test_cxx_fills_device_view_seen_by_cupy(module):
+    cp = pytest.importorskip("cupy")
+    v = module.make_filled(300, 7)
+    assert isinstance(v, kokkos.View) and v.space == kokkos.CudaSpace and v.label == "filled_on_gpu"
+    assert v.shape == (300, 7)
+    c = cp.asarray(v)
+    expected = cp.arange(300)[:, None] * 1000.0 + cp.arange(7)[None, :]
+    assert bool((c == expected).all())
+    module.scale(v, 2.0)  # the same memory, back into C++
+    assert bool((c == 2 * expected).all())
+
+
+def test_python_device_view_into_cxx(module):
+    cp = pytest.importorskip("cupy")
+    d = kokkos.array([4, 5], space=kokkos.CudaSpace)
+    kokkos.deep_copy(d, 1.5)
+    module.scale(d, 4.0)
+    assert bool((cp.asarray(d) == 6.0).all())
+    with pytest.raises(TypeError):
+        module.scale(kokkos.array([4, 5]), 2.0)  # a HostSpace View does not fit
