@@ -237,8 +237,24 @@ static kp_view *wrap_array_interface_dict(kp_state *st, PyObject *obj, PyObject 
     PyErr_Format(PyExc_TypeError, "%s: __array_interface__['data'] must be a (pointer, read_only) tuple", where);
     return NULL;
   }
-  void *ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data_o, 0));
-  if (!ptr && PyErr_Occurred()) return NULL;
+  PyObject *addr = PyTuple_GET_ITEM(data_o, 0);
+  if (!PyLong_Check(addr)) {
+    PyErr_Format(PyExc_TypeError, "%s: __array_interface__['data'][0] must be an int address, got %.100s", where,
+                 Py_TYPE(addr)->tp_name);
+    return NULL;
+  }
+  int negative_overflow = 0;
+  long long signed_addr = PyLong_AsLongLongAndOverflow(addr, &negative_overflow);
+  void *ptr = (negative_overflow < 0 || (negative_overflow == 0 && signed_addr < 0)) ? NULL : PyLong_AsVoidPtr(addr);
+  if (!ptr && !PyErr_Occurred() && (negative_overflow < 0 || signed_addr < 0))
+    PyErr_SetString(PyExc_OverflowError, "negative address");
+  if (!ptr && PyErr_Occurred()) {
+    if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_OverflowError, "%s: __array_interface__['data'][0] = %R is not an address", where, addr);
+    }
+    return NULL;
+  }
   int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data_o, 1));
   if (readonly < 0) return NULL;
   if (writable && readonly) {
