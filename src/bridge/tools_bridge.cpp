@@ -442,3 +442,63 @@ extern "C" kp_status kp_tools_bridge_tool_fence(uint32_t device_id, kp_error *er
 extern "C" uint64_t kp_tools_bridge_interface_version(void) {
   return static_cast<uint64_t>(KOKKOSP_INTERFACE_VERSION);
 }
+
+// ---- the original package's internal self-test ------------------------------
+
+namespace {
+using internal_view = Kokkos::View<int32_t *, Kokkos::HostSpace>;
+internal_view *g_internal_source = nullptr;
+internal_view *g_internal_target = nullptr;
+
+struct internal_fill {
+  internal_view m_view;
+  void operator()(const int i) const { m_view(i) = i; }
+};
+struct internal_sum {
+  internal_view m_view;
+  void operator()(const int i, int64_t &sum) const { sum += m_view(i); }
+};
+struct internal_scan {
+  internal_view m_view;
+  void operator()(const int i, int64_t &partial, const bool final) const {
+    partial += m_view(i);
+    if (final) m_view(i) = static_cast<int32_t>(partial);
+  }
+};
+}  // namespace
+
+extern "C" kp_status kp_tools_bridge_internal_setup(kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    if (!Kokkos::is_initialized()) return fail(err, KP_E_STATE, "Kokkos is not initialized");
+    delete g_internal_source;
+    delete g_internal_target;
+    g_internal_source = new internal_view("cxx_source", 10);
+    g_internal_target = new internal_view("cxx_target", 10);
+    return KP_OK;
+  });
+}
+
+extern "C" kp_status kp_tools_bridge_internal_test(kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    if (!Kokkos::is_initialized()) return fail(err, KP_E_STATE, "Kokkos is not initialized");
+    if (!g_internal_source || !g_internal_target)
+      return fail(err, KP_E_STATE, "call kokkos.tools._internal.setup() first");
+    using policy = Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>;
+    Kokkos::parallel_for("cxx_parallel_for", policy(0, 10), internal_fill{*g_internal_source});
+    int64_t sum = 0;
+    Kokkos::parallel_reduce("cxx_parallel_reduce", policy(0, 10), internal_sum{*g_internal_source}, sum);
+    Kokkos::parallel_scan("cxx_parallel_scan", policy(0, 10), internal_scan{*g_internal_source});
+    uint32_t section = 0;
+    Kokkos::Tools::createProfileSection("cxx_created_section", &section);
+    Kokkos::Tools::startSection(section);
+    Kokkos::Tools::stopSection(section);
+    Kokkos::Tools::destroyProfileSection(section);
+    Kokkos::deep_copy(*g_internal_target, *g_internal_source);
+    Kokkos::Tools::pushRegion("cxx_push_region");
+    Kokkos::Tools::popRegion();
+    delete g_internal_source;
+    delete g_internal_target;
+    g_internal_source = g_internal_target = nullptr;
+    return sum == 45 ? KP_OK : fail(err, KP_E_KOKKOS, "the internal parallel_reduce gave a wrong sum");
+  });
+}

@@ -169,6 +169,14 @@ kp_status kp_tools_bridge_tool_fence(uint32_t device_id, kp_error *err);
 /* KOKKOSP_INTERFACE_VERSION of the installed Kokkos. */
 uint64_t kp_tools_bridge_interface_version(void);
 
+/* The original package's kokkos.tools._internal: setup allocates two host
+ * Views labelled "cxx_source" and "cxx_target" (10 int32 each); test runs
+ * C++ Kokkos work that Tools report (parallel_for / reduce / scan named
+ * "cxx_parallel_*", a profile section "cxx_created_section", a deep copy
+ * target <- source, a region "cxx_push_region") and frees both Views. */
+kp_status kp_tools_bridge_internal_setup(kp_error *err);
+kp_status kp_tools_bridge_internal_test(kp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

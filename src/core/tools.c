@@ -756,6 +756,19 @@ static PyObject *kp_tools_push_region(PyObject *mod, PyObject *name) {
   Py_RETURN_NONE;
 }
 
+/* _internal_setup() / _internal_test(): the original package's C++ self-test
+ * (kokkos.tools._internal), always run, tool or not. */
+static PyObject *kp_tools_internal(int test) {
+  const char *where = test ? "kokkos.tools._internal.test()" : "kokkos.tools._internal.setup()";
+  if (kp_tools_require_runtime(where) < 0) return NULL;
+  kp_error err = {{0}};
+  kp_status s = test ? kp_tools_bridge_internal_test(&err) : kp_tools_bridge_internal_setup(&err);
+  if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;
+  Py_RETURN_NONE;
+}
+static PyObject *kp_tools_internal_setup(PyObject *mod, PyObject *unused) { return kp_tools_internal(0); }
+static PyObject *kp_tools_internal_test(PyObject *mod, PyObject *unused) { return kp_tools_internal(1); }
+
 static PyObject *kp_tools_pop_region(PyObject *mod, PyObject *unused) {
   KP_TOOLS_CALL("kokkos.tools.pop_region()", kp_tools_bridge_pop_region(&err_));
   Py_RETURN_NONE;
@@ -1016,6 +1029,8 @@ static PyMethodDef kp_tools_methods[] = {
     {"make_space_handle", kp_tools_make_space_handle, METH_O,
      "make_space_handle(name) -> SpaceHandle: Kokkos::Tools::make_space_handle."},
     {"_set_callback", (PyCFunction)(void (*)(void))kp_tools_set_callback, METH_FASTCALL, NULL},
+    {"_internal_setup", kp_tools_internal_setup, METH_NOARGS, NULL},
+    {"_internal_test", kp_tools_internal_test, METH_NOARGS, NULL},
     {"_get_callback", kp_tools_get_callback, METH_O, NULL},
     {"_slot", kp_tools_py_slot, METH_O, NULL},
     {"_events", kp_tools_event_names, METH_NOARGS, NULL},

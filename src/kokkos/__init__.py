@@ -68,10 +68,13 @@ version_info = (0, 1, 0)
 
 # Enumeration members as module attributes, as in pykokkos-base:
 # kokkos.float64, kokkos.double, kokkos.HostSpace, kokkos.LayoutRight, ...
+# As in the original, memory-space names win over execution-space names that
+# are also memory-space aliases: kokkos.Cuda is memory_space.CudaSpace and
+# kokkos.Serial is memory_space.HostSpace (kokkos.device.Cuda is the backend).
 globals().update(dtype.__members__)
+globals().update(device.__members__)
 globals().update(memory_space.__members__)
 globals().update(layout.__members__)
 globals().update(memory_trait.__members__)
-globals().update(device.__members__)
 
 from . import tools  # noqa: E402  (kokkos.tools, as in pykokkos-base)

@@ -57,6 +57,11 @@ if _BUILD["default_memory_space"] >= 0:
     _space_members.append(("DefaultMemorySpace", _BUILD["default_memory_space"]))
 if _BUILD["default_host_memory_space"] >= 0:
     _space_members.append(("DefaultHostMemorySpace", _BUILD["default_host_memory_space"]))
+# The original package's aliases of memory spaces by backend name
+# (kokkos.Host, kokkos.Cuda, ...): kokkos.Host is HostSpace.
+for _alias, _target in (("Host", 0), ("Serial", 0), ("Threads", 0), ("OpenMP", 0), ("HPX", 0), ("Cuda", 1),
+                        ("HIP", 5), ("OpenMPTarget", 7), ("SYCL", 8)):
+    _space_members.append((_alias, _target))
 # Kokkos 4's SharedSpace / SharedHostPinnedSpace, where the backend has them
 if _BUILD["space_available"][2]:
     _space_members.append(("SharedSpace", 2))

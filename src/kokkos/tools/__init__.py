@@ -312,3 +312,5 @@ __all__ = [
     "stop_section",
     "tools_paused",
 ] + [f"set_{name}_callback" for name in _SETTERS]
+
+from . import _internal  # noqa: E402,F401  (the original package's C++ self-test)
