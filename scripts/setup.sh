@@ -50,6 +50,14 @@ stamp_deps() {
 stamp_deps build "scikit-build-core>=0.10 cmake>=3.18 ninja numpy"
 if [ "$want_test" = 1 ]; then
   stamp_deps test "pytest hypothesis pybind11 nanobind"
+  # PyTorch (CPU build) for the DLPack tests; they skip without it.
+  if [ ! -f .venv/.deps-torch ]; then
+    if $pip install -q --disable-pip-version-check torch==2.13.0; then
+      touch .venv/.deps-torch
+    else
+      echo "setup: PyTorch 2.13.0 could not be installed; the PyTorch tests will skip"
+    fi
+  fi
 fi
 
 # ---- MPI, for tests/test_mpi.py (issue 8): Open MPI from the distribution, ----
