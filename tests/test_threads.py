@@ -113,7 +113,7 @@ def test_subviews_made_and_dropped_while_others_copy():
     assert alloc.exports == 0
     kokkos.deep_copy(v, rows)
     np.testing.assert_array_equal(np.asarray(v), rows)
-    del v
+    v = None  # drop the View while the Allocation is watched
     gc.collect()
 
 
