@@ -24,8 +24,16 @@ def test_in_process_state():
     kokkos.fence("named fence")
     major, minor, patch = kokkos.kokkos_version()
     assert major >= 3
-    assert "Serial" in kokkos.enabled_backends() or kokkos.enabled_backends()
+    backends = kokkos.enabled_backends()
+    assert backends and set(backends) <= {"Serial", "Threads", "OpenMP", "Cuda", "HPX", "HIP", "SYCL", "OpenMPTarget"}
     assert "HostSpace" in kokkos.enabled_memory_spaces()
+
+
+def test_fence_argument_errors():
+    with pytest.raises(TypeError, match="label must be a str"):
+        kokkos.fence(3)
+    with pytest.raises(TypeError, match="at most 1 argument"):
+        kokkos.fence("a", "b")
 
 
 def test_print_configuration(capsys):

@@ -213,3 +213,36 @@ def test_refcounts_flat_on_creation():
     gc.collect()
     after = sys.getrefcount(kokkos.View)
     assert after == before
+
+
+@pytest.mark.parametrize(
+    "call,exc,match",
+    [
+        (lambda: kokkos.get_dtype("float128"), ValueError, "unknown dtype"),
+        (lambda: kokkos.get_dtype(99), ValueError, "not a valid dtype"),
+        (lambda: kokkos.get_dtype(1.5), TypeError, "must be a name"),
+        (lambda: kokkos.get_memory_space("Mars"), ValueError, "unknown memory space"),
+        (lambda: kokkos.get_layout(7), ValueError, "not a valid layout"),
+        (lambda: kokkos.get_memory_trait("Sticky"), ValueError, "unknown memory trait"),
+        (lambda: kokkos.get_memory_trait(64), ValueError, "not a valid memory trait"),
+        (lambda: kokkos.get_execution_space("Quantum"), ValueError, "unknown execution space"),
+        (lambda: kokkos.array([2], order="X"), ValueError, "order must be 'C' or 'F'"),
+        (lambda: kokkos.array("label_only"), TypeError, "give a shape"),
+        (lambda: kokkos.array([2], trait=kokkos.Unmanaged), ValueError, "wraps existing memory"),
+    ],
+)
+def test_helper_errors(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_helper_conversions():
+    assert kokkos.get_dtype("double") == kokkos.float64 and kokkos.get_dtype(kokkos.double) == "float64"
+    assert kokkos.get_layout("LayoutLeft") == kokkos.LayoutLeft and kokkos.get_layout(1) == "LayoutLeft"
+    assert kokkos.get_memory_trait(kokkos.RandomAccess) == "RandomAccess"
+    assert kokkos.convert_dtype(kokkos.int16) is np.int16
+    assert kokkos.read_dtype(np.float32) == kokkos.float32
+    assert kokkos.read_dtype("not a dtype") == "not a dtype"
+    assert kokkos.get_host_accessible(kokkos.HostSpace) and kokkos.get_layout_available(kokkos.LayoutStride)
+    f = kokkos.array([2, 3], order="F")
+    assert f.layout == kokkos.LayoutLeft

@@ -5,7 +5,7 @@
  *     class View:
  *         @property
  *         def __cuda_array_interface__(self) -> dict   # CUDA memory spaces only
- *     def _from_cuda_array_interface(obj, label=None) -> View
+ *     kp_view_from_cai(...)   # behind _from_cuda_array_interface (dlpack.c)
  *
  * Export: Views in CudaSpace, CudaUVMSpace and CudaHostPinnedSpace describe
  * their memory with shape, typestr, data (address, read-only), strides in
@@ -277,23 +277,4 @@ done:
   Py_XDECREF(strides_seq);
   Py_DECREF(d);
   return res;
-}
-
-/* _from_cuda_array_interface(obj, label=None) */
-PyObject *kp_py_from_cuda_array_interface(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const char *const names[] = {"obj", "label"};
-  static PyObject *knames[2];
-  const char *where = "kokkos.asarray()";
-  PyObject *a[2];
-  if (kp_intern_names(names, 2, knames) < 0 || kp_parse_keywords(where, args, nargs, kwnames, knames, 2, 2, a) < 0)
-    return NULL;
-  if (!a[0]) {
-    PyErr_Format(PyExc_TypeError, "%s missing its argument obj", where);
-    return NULL;
-  }
-  if (a[1] && a[1] != Py_None && !PyUnicode_Check(a[1])) {
-    PyErr_Format(PyExc_TypeError, "%s: label must be a str, got %.100s", where, Py_TYPE(a[1])->tp_name);
-    return NULL;
-  }
-  return (PyObject *)kp_view_from_cai((kp_state *)PyModule_GetState(module), a[0], a[1] == Py_None ? NULL : a[1], where);
 }

@@ -245,7 +245,7 @@ PyObject *kp_view_item(PyObject *self, Py_ssize_t i);
 
 /* dst <- src (View, buffer-like object or scalar); -1 with exception. */
 int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where);
-/* Host strided copy between two Views of the same shape and dtype. */
+/* Copy between two Views of the same shape and dtype, any spaces and strides. */
 int kp_copy_views(kp_view *dst, kp_view *src, const char *where);
 PyObject *kp_view_create_mirror(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *kp_view_create_mirror_view(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

@@ -886,21 +886,36 @@ kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label) {
   return kp_view_from_buffer_object(st, obj, 0, label, 0);
 }
 
-/* _view_from_object(obj, label=None): kokkos.asarray's zero-copy step. */
-static PyObject *py_view_from_object(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+/* Parses (obj, label=None) for the zero-copy import entry points. */
+static int parse_obj_label(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *where, PyObject **obj,
+                           PyObject **label) {
   static const char *const names[] = {"obj", "label"};
   static PyObject *knames[2];
-  const char *where = "kokkos.asarray()";
   PyObject *a[2];
   if (kp_intern_names(names, 2, knames) < 0 || kp_parse_keywords(where, args, nargs, kwnames, knames, 2, 2, a) < 0)
-    return NULL;
+    return -1;
   if (!a[0]) {
     PyErr_Format(PyExc_TypeError, "%s missing its argument obj", where);
-    return NULL;
+    return -1;
   }
-  PyObject *label;
-  if (parse_label(a[1], where, &label) < 0) return NULL;
-  return (PyObject *)kp_view_from_exchange((kp_state *)PyModule_GetState(module), a[0], label);
+  *obj = a[0];
+  return parse_label(a[1], where, label);
+}
+
+/* _view_from_object(obj, label=None): kokkos.asarray's zero-copy step. */
+static PyObject *py_view_from_object(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  PyObject *obj, *label;
+  if (parse_obj_label(args, nargs, kwnames, "kokkos.asarray()", &obj, &label) < 0) return NULL;
+  return (PyObject *)kp_view_from_exchange((kp_state *)PyModule_GetState(module), obj, label);
+}
+
+/* _from_cuda_array_interface(obj, label=None): the CAI import alone (for
+ * objects that also speak DLPack). */
+static PyObject *py_from_cuda_array_interface(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                              PyObject *kwnames) {
+  PyObject *obj, *label;
+  if (parse_obj_label(args, nargs, kwnames, "kokkos.asarray()", &obj, &label) < 0) return NULL;
+  return (PyObject *)kp_view_from_cai((kp_state *)PyModule_GetState(module), obj, label, "kokkos.asarray()");
 }
 
 /* ---- the C exchange table of the View type (DLPack 1.3) ------------------------------ */
@@ -1088,7 +1103,7 @@ static PyMethodDef kp_exchange_functions[] = {
     {"_view_from_object", (PyCFunction)(void (*)(void))py_view_from_object, METH_FASTCALL | METH_KEYWORDS,
      "_view_from_object(obj, label=None): a View sharing obj's memory through DLPack, __cuda_array_interface__, "
      "__array_interface__ or the buffer protocol (kokkos.asarray's zero-copy step)."},
-    {"_from_cuda_array_interface", (PyCFunction)(void (*)(void))kp_py_from_cuda_array_interface,
+    {"_from_cuda_array_interface", (PyCFunction)(void (*)(void))py_from_cuda_array_interface,
      METH_FASTCALL | METH_KEYWORDS,
      "_from_cuda_array_interface(obj, label=None): a View over the memory obj describes with "
      "__cuda_array_interface__, keeping obj alive."},

@@ -34,8 +34,6 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure);
  * wrapped. */
 kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const char *where);
 
-/* _from_cuda_array_interface(obj, label=None), the module function (cai.c). */
-PyObject *kp_py_from_cuda_array_interface(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 
 /* New Unmanaged View over the memory of a DLPack producer (dlpack.c): a
  * capsule, an object whose type has __dlpack_c_exchange_api__, or an

@@ -30,16 +30,12 @@ kp_state *kp_state_from_type(PyTypeObject *type) {
 }
 
 kp_state *kp_state_global(void) {
-  PyObject *mod = PyState_FindModule(&kp_module_def);
-  if (!mod) {
-    /* Multi-phase modules are not in PyState; import it. */
-    PyObject *m = PyImport_ImportModule("kokkos._core");
-    if (!m) return NULL;
-    kp_state *st = (kp_state *)PyModule_GetState(m);
-    Py_DECREF(m); /* sys.modules keeps it */
-    return st;
-  }
-  return (kp_state *)PyModule_GetState(mod);
+  /* A multi-phase module is not in PyState: get it from sys.modules. */
+  PyObject *m = PyImport_ImportModule("kokkos._core");
+  if (!m) return NULL;
+  kp_state *st = (kp_state *)PyModule_GetState(m);
+  Py_DECREF(m); /* sys.modules keeps it */
+  return st;
 }
 
 /* ---- runtime ------------------------------------------------------------------- */

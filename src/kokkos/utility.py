@@ -69,10 +69,11 @@ def get_memory_trait(value):
             raise ValueError(f"unknown memory trait {value!r}; known: {', '.join(_TRAIT_NAMES)}") from None
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"memory trait must be a name or a kokkos.memory_trait, got {type(value).__name__}")
-    try:
-        return memory_trait(int(value)).name or str(memory_trait(int(value)))
-    except ValueError:
-        raise ValueError(f"{int(value)} is not a valid memory trait") from None
+    flags = int(value)
+    if flags < 0 or flags & ~int(sum(memory_trait)):
+        raise ValueError(f"{flags} is not a valid memory trait (a combination of {', '.join(_TRAIT_NAMES[1:])})")
+    trait = memory_trait(flags)
+    return trait.name or str(trait)
 
 
 def get_execution_space(value):
