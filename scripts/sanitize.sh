@@ -92,6 +92,7 @@ export ASAN_OPTIONS="detect_leaks=1:quarantine_size_mb=16:halt_on_error=1:alloca
 export LSAN_OPTIONS="suppressions=$root/tests/sanitizer/lsan.supp:print_suppressions=0:leak_check_at_exit=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
 export KOKKOS_PYTHON_SANITIZED=1
+export KOKKOS_SANITIZE_NOTES=$logs/notes.txt
 # NumPy's BLAS threads would sit in every process at exit, where the leak
 # check stops the world: none are needed here.
 export OPENBLAS_NUM_THREADS=1
@@ -108,7 +109,8 @@ set -e
 
 # Files with only warnings (ASan notes a failed huge allocation that the
 # tests provoke on purpose, with allocator_may_return_null=1) are not errors.
-reports=$(grep -lE '(Sanitizer|ERROR): |runtime error: ' -r "$logs" | sort || true)
+reports=$(grep -lE '(Sanitizer|ERROR): |runtime error: |Sanitizer has encountered a fatal error' \
+  -r "$logs" --exclude=pytest.out --exclude=notes.txt | sort || true)
 if [ -n "$reports" ]; then
   echo "sanitize: sanitizer reports:" >&2
   for f in $reports; do
@@ -118,7 +120,17 @@ if [ -n "$reports" ]; then
   echo "sanitize: FAILED: $(echo "$reports" | wc -l) process(es) reported errors or leaks" >&2
   exit 1
 fi
+if [ -s "$logs/notes.txt" ]; then
+  echo "sanitize: NOTE:" >&2
+  cat "$logs/notes.txt" >&2
+fi
 if [ $status -ne 0 ]; then
+  # Whatever the sanitizer runtimes wrote, warnings included, tells why.
+  for f in "$logs"/asan.* "$logs"/ubsan.*; do
+    [ -e "$f" ] || continue
+    echo "---- $f" >&2
+    head -50 "$f" >&2
+  done
   echo "sanitize: the test suite failed under sanitizers (pytest exit $status)" >&2
   exit $status
 fi
