@@ -216,3 +216,55 @@ def test_copy_between_available_spaces(space):
     kokkos.deep_copy(a, host)
     back = a.create_mirror_view(copy=True)
     assert list(np.asarray(back)) == [0.0, 1.0, 2.0, 3.0, 4.0]
+
+
+@pytest.fixture
+def deep_copy_events():
+    """begin/end_deep_copy events as (dst space, dst label, dst address, src
+    space, src label, bytes) tuples and "end" markers."""
+    import kokkos.tools as kt
+
+    events = []
+    kt.set_begin_deep_copy_callback(
+        lambda ds, dl, dp, ss, sl, sp, n: events.append((ds.name, dl, dp, ss.name, sl, n)))
+    kt.set_end_deep_copy_callback(lambda: events.append("end"))
+    try:
+        yield events
+    finally:
+        kt.set_begin_deep_copy_callback(None)
+        kt.set_end_deep_copy_callback(None)
+
+
+@pytest.mark.parametrize("src_kind,dst_kind", [("right", "left"), ("stride", "right"), ("left", "stride")])
+def test_strided_copies_are_reported_to_tools(deep_copy_events, src_kind, dst_kind):
+    # Kokkos::deep_copy reports every copy, contiguous or not; the core's own
+    # strided copies do the same, with both Views' labels and addresses.
+    src = make(src_kind, kokkos.float64, (3, 4))
+    dst = make(dst_kind, kokkos.float64, (3, 4))
+    np.asarray(src)[...] = np.arange(12.0).reshape(3, 4)
+    kokkos.deep_copy(dst, src)
+    np.testing.assert_array_equal(np.asarray(dst), np.arange(12.0).reshape(3, 4))
+    address = np.asarray(dst).__array_interface__["data"][0]
+    # "Host" is Kokkos::HostSpace::name()
+    assert deep_copy_events == [("Host", dst.label, address, "Host", src.label, 12 * 8), "end"]
+
+
+@pytest.mark.parametrize("kind", ["right", "stride"])
+def test_scalar_fill_is_reported_to_tools(deep_copy_events, kind):
+    dst = make(kind, kokkos.int32, (5,))
+    kokkos.deep_copy(dst, 7)
+    assert np.asarray(dst).tolist() == [7] * 5
+    (begin, end) = deep_copy_events
+    assert begin[1] == dst.label and begin[4] == "Scalar" and begin[5] == 5 * 4
+    assert begin[2] == np.asarray(dst).__array_interface__["data"][0]
+    assert end == "end"
+
+
+def test_copies_are_silent_without_a_listener():
+    import kokkos.tools as kt
+
+    calls = []
+    kt.set_begin_deep_copy_callback(lambda *a: calls.append(a))
+    kt.set_begin_deep_copy_callback(None)
+    kokkos.deep_copy(make("left", kokkos.float32, (2, 3)), make("right", kokkos.float32, (2, 3)))
+    assert calls == []

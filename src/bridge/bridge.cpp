@@ -591,6 +591,36 @@ extern "C" kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *
   });
 }
 
+extern "C" int kp_bridge_tools_begin_deep_copy(int dst_space, const char *dst_label,
+                                               const void *dst, int src_space,
+                                               const char *src_label, const void *src,
+                                               uint64_t bytes) {
+  int reported = 0;
+  guarded(nullptr, [&]() -> kp_status {
+    if (!Kokkos::Tools::profileLibraryLoaded()) return KP_OK;
+    return with_space(dst_space, nullptr, [&](auto dsp) -> kp_status {
+      return with_space(src_space, nullptr, [&](auto ssp) -> kp_status {
+        using D = typename decltype(dsp)::type;
+        using S = typename decltype(ssp)::type;
+        Kokkos::Tools::beginDeepCopy(Kokkos::Tools::make_space_handle(D::name()),
+                                     dst_label ? dst_label : "", dst,
+                                     Kokkos::Tools::make_space_handle(S::name()),
+                                     src_label ? src_label : "", src, bytes);
+        reported = 1;
+        return KP_OK;
+      });
+    });
+  });
+  return reported;
+}
+
+extern "C" void kp_bridge_tools_end_deep_copy(void) {
+  guarded(nullptr, []() -> kp_status {
+    Kokkos::Tools::endDeepCopy();
+    return KP_OK;
+  });
+}
+
 extern "C" kp_status kp_bridge_copy_strided(int space, size_t elem_size, int rank,
                                             const int64_t *extents, void *dst,
                                             const int64_t *dst_strides, const void *src,

@@ -131,6 +131,19 @@ kp_status kp_bridge_copy_strided(int space, size_t elem_size, int rank,
                                  const int64_t *dst_strides, const void *src,
                                  const int64_t *src_strides, kp_error *err);
 
+/* Reports to Kokkos Tools a deep copy that the core carries out without
+ * Kokkos::deep_copy (host strided copies, strided kernels, staged copies,
+ * fills), the way Kokkos::deep_copy reports its own: begin_deep_copy with
+ * both spaces, labels and addresses and the bytes copied, then
+ * end_deep_copy. A fill reports the host as its source, labelled "Scalar".
+ * begin returns 1 when a tool listens (the caller then calls end once the
+ * copy is done), 0 when none does or a space is unknown. Never fails. */
+int kp_bridge_tools_begin_deep_copy(int dst_space, const char *dst_label,
+                                    const void *dst, int src_space,
+                                    const char *src_label, const void *src,
+                                    uint64_t bytes);
+void kp_bridge_tools_end_deep_copy(void);
+
 /* Fills every element of a strided region with *value (elem_size bytes,
  * read on the host). */
 kp_status kp_bridge_fill(int space, size_t elem_size, int rank,

@@ -11,6 +11,7 @@
  * The GIL is released around every copy and fill.
  */
 #include "core.h"
+#include "tools_bridge.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,19 @@ static void unpin(kp_view *a, kp_view *b) {
 }
 
 static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where);
+static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *p, size_t is, Py_ssize_t n, const char *where);
+
+/* Reports a copy into dst to Kokkos Tools as a deep copy from src_data in
+ * src_space (kp_bridge_tools_begin_deep_copy): 1 when reported (the caller
+ * reports the end after the copy), 0 when no tool listens, -1 with an
+ * exception. Called with the GIL. */
+static int tools_begin(kp_view *dst, int src_space, PyObject *src_label, const void *src_data, size_t bytes) {
+  if (!kp_tools_bridge_profile_library_loaded()) return 0;
+  const char *dl = dst->label ? PyUnicode_AsUTF8(dst->label) : "";
+  const char *sl = src_label ? PyUnicode_AsUTF8(src_label) : "Scalar";
+  if (!dl || !sl) return -1;
+  return kp_bridge_tools_begin_deep_copy(dst->space, dl, dst->data, src_space, sl, src_data, (uint64_t)bytes);
+}
 
 /* Copies between two Views of equal shape and dtype. */
 static int copy_same_dtype(kp_view *dst, kp_view *src, const char *where) {
@@ -210,13 +224,23 @@ static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where)
   size_t is = (size_t)kp_dtypes[dst->dtype].itemsize;
   Py_ssize_t n = kp_view_size(dst);
   if (n == 0) return 0;
-  int dhost = kp_bridge_space_host_accessible(dst->space), shost = kp_bridge_space_host_accessible(src->space);
   kp_plan p;
   plan_make(&p, dst->rank, dst->shape, dst->strides, src->strides);
 
-  /* 1. one byte copy through Kokkos */
+  /* 1. one byte copy through Kokkos (which reports it to Kokkos Tools) */
   if (same_order_contiguous(dst, src))
     return bridge_bytes(dst->space, dst->data, dst->label, src->space, src->data, src->label, (size_t)n * is, where);
+  /* 2.-4. copies the core carries out itself, reported as Kokkos does */
+  int told = tools_begin(dst, src->space, src->label, src->data, (size_t)n * is);
+  if (told < 0) return -1;
+  int rc = copy_strided(dst, src, &p, is, n, where);
+  if (told) kp_bridge_tools_end_deep_copy();
+  return rc;
+}
+
+static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *pp, size_t is, Py_ssize_t n, const char *where) {
+  kp_plan p = *pp;
+  int dhost = kp_bridge_space_host_accessible(dst->space), shost = kp_bridge_space_host_accessible(src->space);
   /* 2. host strided copy */
   if (dhost && shost) {
     char *d = dst->data;
@@ -294,17 +318,24 @@ static int fill_view_pinned(kp_view *dst, const char *value, const char *where) 
   if (kp_view_size(dst) == 0) return 0;
   kp_plan p;
   plan_make(&p, dst->rank, dst->shape, dst->strides, NULL);
+  /* Kokkos reports a fill as a deep copy from a host "Scalar". */
+  int told = tools_begin(dst, KP_SPACE_HOST, NULL, value, (size_t)kp_view_size(dst) * is);
+  if (told < 0) return -1;
+  int rc = 0;
   if (kp_bridge_space_host_accessible(dst->space)) {
     char *d = dst->data;
     Py_BEGIN_ALLOW_THREADS fill_rec(&p, 0, d, value, is);
-    Py_END_ALLOW_THREADS return 0;
+    Py_END_ALLOW_THREADS
+  } else {
+    int64_t e[KP_MAX_RANK], s[KP_MAX_RANK];
+    kp_error err = {{0}};
+    kp_status st;
+    Py_BEGIN_ALLOW_THREADS st = kp_bridge_fill(dst->space, is, p.rank, to_i64(p.shape, p.rank, e), dst->data,
+                                               to_i64(p.dst, p.rank, s), value, &err);
+    Py_END_ALLOW_THREADS if (st != KP_OK) rc = kp_raise_bridge(st, &err, where);
   }
-  int64_t e[KP_MAX_RANK], s[KP_MAX_RANK];
-  kp_error err = {{0}};
-  kp_status st;
-  Py_BEGIN_ALLOW_THREADS st = kp_bridge_fill(dst->space, is, p.rank, to_i64(p.shape, p.rank, e), dst->data,
-                                             to_i64(p.dst, p.rank, s), value, &err);
-  Py_END_ALLOW_THREADS return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
+  if (told) kp_bridge_tools_end_deep_copy();
+  return rc;
 }
 
 static int is_python_scalar(PyObject *o) {
