@@ -107,6 +107,12 @@ def build_tool_library(outdir: Path) -> Path:
 
 def build_cxx_events(outdir: Path) -> Path:
     """Compiles tests/tools/cxx_events.cpp against the running Kokkos."""
+    return build_cxx_module(outdir, "cxx_events.cpp", "libkp_cxx_events.so", "the C++ event module")
+
+
+def build_cxx_module(outdir: Path, source: str, name: str, what: str) -> Path:
+    """Compiles tests/tools/<source> into a shared library <name> against the
+    running Kokkos."""
     k = kokkos_install()
     if k["cuda"]:
         cxx = str(k["prefix"] / "bin" / "nvcc_wrapper")
@@ -120,7 +126,7 @@ def build_cxx_events(outdir: Path) -> Path:
         flags = ["-fPIC"]
     if k["openmp"]:
         flags += ["-fopenmp"] if not k["cuda"] else ["-Xcompiler", "-fopenmp"]
-    out = Path(outdir) / "libkp_cxx_events.so"
+    out = Path(outdir) / name
     _run(
         [
             cxx,
@@ -131,12 +137,12 @@ def build_cxx_events(outdir: Path) -> Path:
             f"-I{k['include']}",  # one argument: nvcc_wrapper takes a separate one for a file
             "-o",
             str(out),
-            str(SOURCES / "cxx_events.cpp"),
+            str(SOURCES / source),
             str(k["library"]),
             f"-Wl,-rpath,{k['library'].parent}",
             "-lpthread",
         ],
-        "the C++ event module",
+        what,
     )
     return out
 

@@ -12,8 +12,12 @@
 // 3.4 has no set_request_tool_settings_callback /
 // set_provide_tool_programming_interface_callback, but its EventSet has
 // both fields, so they are set through get_callbacks / set_callbacks.
+//
+// The tuning events' trampolines live in tuning_bridge.cpp; their rows sit
+// at the end of this file's table.
 
 #include "tools_bridge.h"
+#include "tuning_trampolines.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -267,6 +271,19 @@ const event_row g_events[KP_TOOLS_EVENT_COUNT] = {
                               KTE::provideToolProgrammingInterfaceFunction,
                               tr_programming_interface),
 #endif
+    // tuning: the trampolines are in tuning_bridge.cpp
+    KOKKOS_PYTHON_EVENT(set_declare_output_type_callback, declare_output_type,
+                        kokkos_python::tuning::tr_declare_output_type),
+    KOKKOS_PYTHON_EVENT(set_declare_input_type_callback, declare_input_type,
+                        kokkos_python::tuning::tr_declare_input_type),
+    KOKKOS_PYTHON_EVENT(set_request_output_values_callback, request_output_values,
+                        kokkos_python::tuning::tr_request_output_values),
+    KOKKOS_PYTHON_EVENT(set_begin_context_callback, begin_tuning_context,
+                        kokkos_python::tuning::tr_begin_context),
+    KOKKOS_PYTHON_EVENT(set_end_context_callback, end_tuning_context,
+                        kokkos_python::tuning::tr_end_context),
+    KOKKOS_PYTHON_EVENT(set_declare_optimization_goal_callback, declare_optimization_goal,
+                        kokkos_python::tuning::tr_declare_optimization_goal),
 };
 
 #undef KOKKOS_PYTHON_EVENT

@@ -15,6 +15,9 @@
  *     class ToolProgrammingInterface; class Region (a context manager)
  *
  * The kokkos.tools package (src/kokkos/tools) builds the public API on it.
+ * The tuning interface (VariableInfo, declare_output_type, ...) is in
+ * tuning.c; its six events are rows of the same event table, and tools.h
+ * shares the calling machinery below with it.
  *
  * Callbacks. Kokkos keeps one process-wide table of C callbacks with no
  * user-data pointer, and the bridge forwards every event to the handlers
@@ -28,6 +31,7 @@
  * once the interpreter is finalizing.
  */
 #include "core.h"
+#include "tools.h"
 #include "tools_bridge.h"
 
 #include <stddef.h>
@@ -75,6 +79,13 @@ static const kp_tools_event_info kp_tools_events[KP_TOOLS_EVENT_COUNT] = {
     [KP_TOOLS_REQUEST_TOOL_SETTINGS] = {"request_tool_settings", KP_RET_NONE, NULL},
     [KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE] = {"provide_tool_programming_interface", KP_RET_NONE,
                                                       NULL},
+    /* tuning: the handlers are in tuning.c */
+    [KP_TOOLS_DECLARE_OUTPUT_TYPE] = {"declare_output_type", KP_RET_NONE, NULL},
+    [KP_TOOLS_DECLARE_INPUT_TYPE] = {"declare_input_type", KP_RET_NONE, NULL},
+    [KP_TOOLS_REQUEST_OUTPUT_VALUES] = {"request_output_values", KP_RET_NONE, NULL},
+    [KP_TOOLS_BEGIN_CONTEXT] = {"begin_context", KP_RET_NONE, NULL},
+    [KP_TOOLS_END_CONTEXT] = {"end_context", KP_RET_NONE, NULL},
+    [KP_TOOLS_DECLARE_OPTIMIZATION_GOAL] = {"declare_optimization_goal", KP_RET_NONE, NULL},
 };
 
 /* ---- process-wide state (see the header comment) -------------------------- */
@@ -357,19 +368,9 @@ static int kp_python_alive(void) {
   return 1;
 }
 
-typedef struct kp_tools_call {
-  PyGILState_STATE gil;
-  PyObject *fn; /* strong reference */
-#if PY_VERSION_HEX >= 0x030C0000
-  PyObject *saved; /* exception pending on entry */
-#else
-  PyObject *saved_type, *saved_value, *saved_tb;
-#endif
-} kp_tools_call;
-
 /* Takes the GIL and a strong reference to event's callable. 0 (holding
  * nothing) if no callable is set or Python is gone. */
-static int kp_tools_enter(int event, kp_tools_call *c) {
+int kp_tools_enter(int event, kp_tools_call *c) {
   if (!kp_python_alive()) return 0;
   c->gil = PyGILState_Ensure();
   c->fn = kp_tools_g.callables[event];
@@ -386,7 +387,7 @@ static int kp_tools_enter(int event, kp_tools_call *c) {
   return 1;
 }
 
-static void kp_tools_leave(kp_tools_call *c) {
+void kp_tools_leave(kp_tools_call *c) {
   Py_DECREF(c->fn);
 #if PY_VERSION_HEX >= 0x030C0000
   PyErr_SetRaisedException(c->saved);
@@ -397,7 +398,7 @@ static void kp_tools_leave(kp_tools_call *c) {
 }
 
 /* Reports the exception set now as unraisable, naming the event; clears it. */
-static void kp_tools_report(int event, PyObject *fn) {
+void kp_tools_report(int event, PyObject *fn) {
 #if PY_VERSION_HEX >= 0x030D0000
   PyErr_FormatUnraisable("Exception ignored in the kokkos.tools %s callback %R (called by Kokkos)",
                          kp_tools_events[event].name, fn);
@@ -434,7 +435,7 @@ static void kp_tools_report(int event, PyObject *fn) {
 /* Calls the callable with args (new references, stolen, NULL entries mean
  * building one failed); returns the result (new reference) or NULL after
  * reporting the exception. */
-static PyObject *kp_tools_invoke(int event, kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
+PyObject *kp_tools_invoke(int event, kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
   PyObject *res = NULL;
   int ok = 1;
   for (Py_ssize_t i = 0; i < nargs; ++i)
@@ -446,7 +447,7 @@ static PyObject *kp_tools_invoke(int event, kp_tools_call *c, PyObject **args, P
 }
 
 /* Calls and discards the result. */
-static void kp_tools_invoke_void(int event, kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
+void kp_tools_invoke_void(int event, kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
   PyObject *res = kp_tools_invoke(event, c, args, nargs);
   Py_XDECREF(res);
 }
@@ -491,7 +492,7 @@ static uint64_t kp_tools_take_id(int event, kp_tools_call *c, PyObject *res, uin
 }
 
 /* str from a C string from Kokkos (NULL is ""); never fails on bad UTF-8. */
-static PyObject *kp_tools_str(const char *s) {
+PyObject *kp_tools_str(const char *s) {
   if (!s) return PyUnicode_FromStringAndSize("", 0);
   return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape");
 }
@@ -677,7 +678,7 @@ static const kp_tools_handlers kp_tools_handler_table = {
 
 /* UTF-8 of a str argument without NUL characters; NULL with TypeError /
  * ValueError naming where and what. The buffer is owned by obj. */
-static const char *kp_tools_cstr(PyObject *obj, const char *where, const char *what) {
+const char *kp_tools_cstr(PyObject *obj, const char *where, const char *what) {
   if (!PyUnicode_Check(obj)) {
     PyErr_Format(PyExc_TypeError, "%s: %s must be a str, got %.100s", where, what, Py_TYPE(obj)->tp_name);
     return NULL;
@@ -722,7 +723,7 @@ static int kp_tools_event_arg(PyObject *obj, const char *where) {
 
 /* ---- profiling calls -------------------------------------------------------------------- */
 
-static int kp_tools_require_runtime(const char *where) {
+int kp_tools_require_runtime(const char *where) {
   if (kp_bridge_is_finalized()) {
     PyErr_Format(PyExc_RuntimeError,
                  "%s: Kokkos has been finalized; Kokkos Tools events cannot be raised after "
@@ -1061,6 +1062,7 @@ int kp_tools_add(PyObject *module) {
                         "ToolProgrammingInterface") < 0)
     goto fail;
   if (kp_tools_add_type(sub, &kp_region_spec, &kp_tools_g.region_type, "Region") < 0) goto fail;
+  if (kp_tuning_add(sub) < 0) goto fail;
   PyObject *version = PyLong_FromUnsignedLongLong(kp_tools_bridge_interface_version());
   if (!version) goto fail;
   int rc = PyModule_AddObjectRef(sub, "KOKKOSP_INTERFACE_VERSION", version);

@@ -52,6 +52,30 @@ ToolSettings = _t.ToolSettings
 ToolProgrammingInterface = _t.ToolProgrammingInterface
 KOKKOSP_INTERFACE_VERSION = _t.KOKKOSP_INTERFACE_VERSION
 
+# tuning (Kokkos::Tools::Experimental; src/core/tuning.c)
+ValueType = _t.ValueType
+StatisticalCategory = _t.StatisticalCategory
+CandidateValueType = _t.CandidateValueType
+OptimizationType = _t.OptimizationType
+ValueRange = _t.ValueRange
+OptimizationGoal = _t.OptimizationGoal
+VariableInfo = _t.VariableInfo
+VariableValue = _t.VariableValue
+#: True if the installed Kokkos was built with KOKKOS_ENABLE_TUNING, so that
+#: C++ calls to Kokkos' own tuning functions reach the callbacks (the calls
+#: below reach them either way).
+KOKKOS_ENABLE_TUNING: bool = _t.KOKKOS_ENABLE_TUNING
+declare_output_type = _t.declare_output_type
+declare_input_type = _t.declare_input_type
+request_output_values = _t.request_output_values
+begin_context = _t.begin_context
+end_context = _t.end_context
+declare_optimization_goal = _t.declare_optimization_goal
+get_new_context_id = _t.get_new_context_id
+get_current_context_id = _t.get_current_context_id
+get_new_variable_id = _t.get_new_variable_id
+have_tuning_tool = _t.have_tuning_tool
+
 profile_library_loaded = _t.profile_library_loaded
 push_region = _t.push_region
 pop_region = _t.pop_region
@@ -103,6 +127,15 @@ _CALLS = {
     " the callback may change",
     "provide_tool_programming_interface": "callback(num_actions, interface) with interface a"
     " ToolProgrammingInterface (interface.fence(device_id=0))",
+    "declare_output_type": "callback(name, variable_id, info) with info a VariableInfo",
+    "declare_input_type": "callback(name, variable_id, info) with info a VariableInfo",
+    "request_output_values": "callback(context_id, inputs, outputs) with inputs and outputs lists"
+    " of VariableValue; set outputs[i].value to choose what Kokkos receives, return None",
+    "begin_context": "callback(context_id)",
+    "end_context": "callback(context_id, value) with value the VariableValue of the context's"
+    " optimization goal",
+    "declare_optimization_goal": "callback(context_id, goal) with goal an"
+    " OptimizationGoal(type_id, OptimizationType)",
 }
 
 
@@ -285,19 +318,37 @@ def profile_section(name: str):
 
 
 __all__ = [
+    "CandidateValueType",
     "DeviceInfo",
     "EVENTS",
     "KOKKOSP_INTERFACE_VERSION",
+    "KOKKOS_ENABLE_TUNING",
     "NativeCallback",
+    "OptimizationGoal",
+    "OptimizationType",
     "ProfilingSection",
     "SpaceHandle",
+    "StatisticalCategory",
     "ToolProgrammingInterface",
     "ToolSettings",
+    "ValueRange",
+    "ValueType",
+    "VariableInfo",
+    "VariableValue",
+    "begin_context",
     "clear_callbacks",
     "create_profile_section",
+    "declare_input_type",
     "declare_metadata",
+    "declare_optimization_goal",
+    "declare_output_type",
     "destroy_profile_section",
+    "end_context",
     "get_callbacks",
+    "get_current_context_id",
+    "get_new_context_id",
+    "get_new_variable_id",
+    "have_tuning_tool",
     "make_space_handle",
     "mark_event",
     "pause_tools",
@@ -306,6 +357,7 @@ __all__ = [
     "profile_section",
     "push_region",
     "region",
+    "request_output_values",
     "resume_tools",
     "set_callback",
     "start_section",
