@@ -31,6 +31,26 @@ reaches Kokkos. Callbacks that return an id (``begin_parallel_*``,
 ``begin_fence``, ``create_profile_section``) may return an int or None (0);
 anything else is reported and Kokkos receives 0.
 
+Tuning (Kokkos::Tools::Experimental): a Python callable can be the tuner,
+and Python code can ask the tuner that is set::
+
+    def tuner(context_id, inputs, outputs):   # lists of VariableValue
+        for out in outputs:
+            out.value = 128                   # checked against the variable's type
+
+    kt.set_request_output_values_callback(tuner)
+    block = kt.declare_output_type("block", kt.VariableInfo(int, "ordinal", [32, 128]))
+    choice = [kt.VariableValue(block, 32)]
+    kt.request_output_values(kt.get_new_context_id(), [], choice)   # choice[0].value == 128
+
+Kokkos receives a request's outputs only if the tuner returns None without
+raising; otherwise it keeps its own values. ``VariableInfo``,
+``VariableValue``, ``ValueRange``, ``OptimizationGoal`` and the enums
+``ValueType``, ``StatisticalCategory``, ``CandidateValueType``,
+``OptimizationType`` mirror Kokkos' C structs. ``KOKKOS_ENABLE_TUNING`` says
+whether Kokkos' own C++ tuning calls reach the callbacks (Kokkos compiles
+them to no-ops without it); the Python calls reach them either way.
+
 Profiling calls (``push_region``, ``mark_event``, ...) initialize Kokkos
 with defaults if the program has not, so a tool library named in the
 environment sees them; after ``kokkos.finalize()`` they raise RuntimeError.
