@@ -241,6 +241,14 @@ int kp_view_ass_subscript(PyObject *self, PyObject *key, PyObject *value);
 Py_ssize_t kp_view_length(PyObject *self);
 PyObject *kp_view_item(PyObject *self, Py_ssize_t i);
 
+/* nb_float, nb_int, nb_index, nb_bool and __complex__ (scalar.c): a View of
+ * one element as a Python number. */
+PyObject *kp_view_float(PyObject *self);
+PyObject *kp_view_int(PyObject *self);
+PyObject *kp_view_index(PyObject *self);
+int kp_view_bool(PyObject *self);
+PyObject *kp_view_complex(PyObject *self, PyObject *unused);
+
 /* ---- copies (copy.c) ------------------------------------------------------------------ */
 
 /* dst <- src (View, buffer-like object or scalar); -1 with exception. */

@@ -488,6 +488,7 @@ static PyMethodDef view_methods[] = {
     {"span", (PyCFunction)view_span, METH_NOARGS, "Number of elements between the first and last (inclusive)."},
     {"span_is_contiguous", (PyCFunction)view_span_is_contiguous, METH_NOARGS, "True if the span has no gaps."},
     {"use_count", (PyCFunction)view_use_count, METH_NOARGS, "Number of references to the shared allocation."},
+    {"__complex__", (PyCFunction)kp_view_complex, METH_NOARGS, "complex(view): the element of a one-element View."},
     {"create_mirror", (PyCFunction)(void (*)(void))kp_view_create_mirror, METH_FASTCALL | METH_KEYWORDS,
      "create_mirror(copy=True, space=None): a new View in host memory (or space) with this shape and layout; "
      "copy=True copies the data."},
@@ -538,6 +539,10 @@ static PyType_Slot view_slots[] = {
     {Py_mp_length, kp_view_length},
     {Py_sq_length, kp_view_length},
     {Py_sq_item, kp_view_item},
+    {Py_nb_float, kp_view_float},
+    {Py_nb_int, kp_view_int},
+    {Py_nb_index, kp_view_index},
+    {Py_nb_bool, kp_view_bool},
     {Py_bf_getbuffer, kp_view_getbuffer},
     {Py_bf_releasebuffer, kp_view_releasebuffer},
     {Py_tp_doc,
