@@ -14,6 +14,12 @@ import pytest
 
 import kokkos
 import kokkos.tools as kt
+import tools_fixtures
+from tools_fixtures import TUNING_EVENTS
+
+# the shared fixtures, used by the tests here
+no_callbacks_left = tools_fixtures.no_callbacks_left
+unraisable = tools_fixtures.unraisable
 
 SEED_FUNCTIONS = [
     "profile_library_loaded",
@@ -58,34 +64,6 @@ SEED_SETTERS = [
     "provide_tool_programming_interface",
 ]
 
-# Kokkos' tuning events (tests/test_tools_tuning.py)
-TUNING_SETTERS = [
-    "declare_output_type",
-    "declare_input_type",
-    "request_output_values",
-    "begin_context",
-    "end_context",
-    "declare_optimization_goal",
-]
-
-
-@pytest.fixture(autouse=True)
-def no_callbacks_left():
-    """Every test starts and ends with no callback set."""
-    kt.clear_callbacks()
-    yield
-    kt.clear_callbacks()
-    assert not kt.profile_library_loaded()
-
-
-@pytest.fixture
-def unraisable(monkeypatch):
-    """Collects what Kokkos-called callbacks report instead of raising."""
-    seen = []
-    monkeypatch.setattr(sys, "unraisablehook", lambda u: seen.append(u))
-    return seen
-
-
 class Recorder:
     """Sets a callback for each named event that appends (event, *args)."""
 
@@ -117,7 +95,7 @@ def test_seed_functions_and_setters_exist():
         assert callable(getattr(kt, name)), name
     for name in SEED_SETTERS:
         assert callable(getattr(kt, f"set_{name}_callback")), name
-    assert set(kt.EVENTS) == set(SEED_SETTERS) | set(TUNING_SETTERS)
+    assert set(kt.EVENTS) == set(SEED_SETTERS) | set(TUNING_EVENTS)
     assert kokkos.tools is kt
     assert kt.set_push_region_callback.__name__ == "set_push_region_callback"
     assert "callback(name)" in kt.set_push_region_callback.__doc__
@@ -129,7 +107,7 @@ def test_interface_version_is_the_installed_kokkos():
 
 def test_get_callbacks_lists_every_event_and_what_is_set():
     cbs = kt.get_callbacks()
-    assert set(cbs) == set(SEED_SETTERS) | set(TUNING_SETTERS)
+    assert set(cbs) == set(SEED_SETTERS) | set(TUNING_EVENTS)
     assert all(v is None for v in cbs.values())
     assert not kt.profile_library_loaded()
 

@@ -11,31 +11,12 @@ import pytest
 import tools_build
 
 import kokkos.tools as kt
+import tools_fixtures
+from tools_fixtures import TUNING_EVENTS
 
-TUNING_EVENTS = [
-    "declare_output_type",
-    "declare_input_type",
-    "request_output_values",
-    "begin_context",
-    "end_context",
-    "declare_optimization_goal",
-]
-
-
-@pytest.fixture(autouse=True)
-def no_callbacks_left():
-    kt.clear_callbacks()
-    yield
-    kt.clear_callbacks()
-    assert not kt.profile_library_loaded()
-
-
-@pytest.fixture
-def unraisable(monkeypatch):
-    seen = []
-    monkeypatch.setattr(sys, "unraisablehook", lambda u: seen.append(u))
-    return seen
-
+# the shared fixtures, used by the tests here
+no_callbacks_left = tools_fixtures.no_callbacks_left
+unraisable = tools_fixtures.unraisable
 
 @pytest.fixture(scope="module")
 def cxx(tmp_path_factory):

@@ -8,6 +8,7 @@
 // between Kokkos 3.4 and 4.x stay in this file behind KOKKOS_VERSION.
 
 #include "bridge.h"
+#include "guard.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -28,10 +29,6 @@ namespace kokkos_python::impl {
 
 // ---- errors ---------------------------------------------------------------
 
-kp_status fail(kp_error *arg_err, kp_status arg_status, const char *arg_what) {
-  if (arg_err) std::snprintf(arg_err->message, sizeof(arg_err->message), "%s", arg_what);
-  return arg_status;
-}
 
 // How many bridge calls this thread is inside: more than one means Kokkos
 // called back into Python (a Kokkos Tools callback) in the middle of one.
@@ -47,15 +44,7 @@ struct depth_guard {
 template <class F>
 kp_status guarded(kp_error *arg_err, F &&arg_f) noexcept {
   depth_guard in_bridge;
-  try {
-    return arg_f();
-  } catch (std::bad_alloc &) {
-    return fail(arg_err, KP_E_NOMEM, "Kokkos could not allocate the memory");
-  } catch (std::exception &e) {
-    return fail(arg_err, KP_E_KOKKOS, e.what());
-  } catch (...) {
-    return fail(arg_err, KP_E_KOKKOS, "Kokkos raised an unknown C++ exception");
-  }
+  return guarded_call(arg_err, "Kokkos raised an unknown C++ exception", arg_f);
 }
 
 // ---- memory-space dispatch ----------------------------------------------

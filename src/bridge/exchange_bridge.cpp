@@ -5,6 +5,7 @@
 // the runtime's header in. Every entry point is noexcept.
 
 #include "exchange_bridge.h"
+#include "guard.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -12,11 +13,6 @@
 #include <exception>
 
 namespace kokkos_python::impl {
-
-kp_status exchange_fail(kp_error *arg_err, kp_status arg_status, const char *arg_what) noexcept {
-  if (arg_err) std::snprintf(arg_err->message, sizeof(arg_err->message), "%s", arg_what);
-  return arg_status;
-}
 
 bool is_cuda_space(int arg_space) noexcept {
   return arg_space == KP_SPACE_CUDA || arg_space == KP_SPACE_CUDA_UVM || arg_space == KP_SPACE_CUDA_HOST_PINNED;
@@ -107,7 +103,7 @@ extern "C" kp_status kp_bridge_stream_synchronize(int arg_space, uintptr_t arg_s
       cudaError_t e = cudaStreamSynchronize(cuda_stream_of(arg_stream));
       if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        return exchange_fail(arg_err, KP_E_KOKKOS, cudaGetErrorString(e));
+        return fail(arg_err, KP_E_KOKKOS, cudaGetErrorString(e));
       }
       return KP_OK;
     }
@@ -117,17 +113,17 @@ extern "C" kp_status kp_bridge_stream_synchronize(int arg_space, uintptr_t arg_s
       hipError_t e = hipStreamSynchronize(reinterpret_cast<hipStream_t>(arg_stream));
       if (e != hipSuccess) {
         (void)hipGetLastError();
-        return exchange_fail(arg_err, KP_E_KOKKOS, hipGetErrorString(e));
+        return fail(arg_err, KP_E_KOKKOS, hipGetErrorString(e));
       }
       return KP_OK;
     }
 #endif
   } catch (std::exception &e) {
-    return exchange_fail(arg_err, KP_E_KOKKOS, e.what());
+    return fail(arg_err, KP_E_KOKKOS, e.what());
   } catch (...) {
-    return exchange_fail(arg_err, KP_E_KOKKOS, "synchronizing a stream raised an unknown C++ exception");
+    return fail(arg_err, KP_E_KOKKOS, "synchronizing a stream raised an unknown C++ exception");
   }
   (void)arg_stream;
   if (arg_space == KP_SPACE_HOST) return KP_OK;
-  return exchange_fail(arg_err, KP_E_UNAVAILABLE, "this Kokkos has no device backend for that memory space's streams");
+  return fail(arg_err, KP_E_UNAVAILABLE, "this Kokkos has no device backend for that memory space's streams");
 }

@@ -16,6 +16,7 @@
 // The tuning events' trampolines live in tuning_bridge.cpp; their rows sit
 // at the end of this file's table.
 
+#include "guard.hpp"
 #include "tools_bridge.h"
 #include "tuning_trampolines.hpp"
 
@@ -52,22 +53,11 @@ static_assert(sizeof(kp_tools_device_info) == sizeof(Kokkos_Profiling_KokkosPDev
 
 // ---- errors -------------------------------------------------------------------
 
-kp_status fail(kp_error *arg_err, kp_status arg_status, const char *arg_what) noexcept {
-  if (arg_err) std::snprintf(arg_err->message, sizeof(arg_err->message), "%s", arg_what);
-  return arg_status;
-}
+using kokkos_python::impl::fail;
 
 template <class F>
 kp_status guarded(kp_error *arg_err, F &&arg_f) noexcept {
-  try {
-    return arg_f();
-  } catch (std::bad_alloc &) {
-    return fail(arg_err, KP_E_NOMEM, "out of memory");
-  } catch (std::exception &e) {
-    return fail(arg_err, KP_E_KOKKOS, e.what());
-  } catch (...) {
-    return fail(arg_err, KP_E_KOKKOS, "Kokkos Tools raised an unknown C++ exception");
-  }
+  return kokkos_python::impl::guarded_call(arg_err, "Kokkos Tools raised an unknown C++ exception", arg_f);
 }
 
 // Profiling calls may fence (a tool can require global fencing), which is

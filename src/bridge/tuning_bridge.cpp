@@ -18,6 +18,7 @@
 // candidate pointers it is given, and a Kokkos without tuning gives no
 // metadata, so the bridge supplies it.
 
+#include "guard.hpp"
 #include "tuning_bridge.h"
 #include "tuning_trampolines.hpp"
 
@@ -65,22 +66,11 @@ constexpr bool kokkos_tunes = false;
 
 // ---- errors -------------------------------------------------------------------
 
-kp_status fail(kp_error *arg_err, kp_status arg_status, const char *arg_what) noexcept {
-  if (arg_err) std::snprintf(arg_err->message, sizeof(arg_err->message), "%s", arg_what);
-  return arg_status;
-}
+using kokkos_python::impl::fail;
 
 template <class F>
 kp_status guarded(kp_error *arg_err, F &&arg_f) noexcept {
-  try {
-    return arg_f();
-  } catch (std::bad_alloc &) {
-    return fail(arg_err, KP_E_NOMEM, "out of memory");
-  } catch (std::exception &e) {
-    return fail(arg_err, KP_E_KOKKOS, e.what());
-  } catch (...) {
-    return fail(arg_err, KP_E_KOKKOS, "Kokkos Tools raised an unknown C++ exception");
-  }
+  return kokkos_python::impl::guarded_call(arg_err, "Kokkos Tools raised an unknown C++ exception", arg_f);
 }
 
 // ---- values -------------------------------------------------------------------

@@ -37,21 +37,20 @@ static PyObject *one_element(kp_view *v, const char *what) {
   return kp_dtypes[v->dtype].get(v->data);
 }
 
-PyObject *kp_view_float(PyObject *self) {
-  PyObject *e = one_element((kp_view *)self, "float(View)");
+/* conv(the single element), or NULL with an exception. */
+static PyObject *converted(PyObject *self, const char *what, PyObject *(*conv)(PyObject *)) {
+  PyObject *e = one_element((kp_view *)self, what);
   if (!e) return NULL;
-  PyObject *r = PyNumber_Float(e);
+  PyObject *r = conv(e);
   Py_DECREF(e);
   return r;
 }
 
-PyObject *kp_view_int(PyObject *self) {
-  PyObject *e = one_element((kp_view *)self, "int(View)");
-  if (!e) return NULL;
-  PyObject *r = PyNumber_Long(e);
-  Py_DECREF(e);
-  return r;
-}
+static PyObject *to_complex(PyObject *e) { return PyObject_CallOneArg((PyObject *)&PyComplex_Type, e); }
+
+PyObject *kp_view_float(PyObject *self) { return converted(self, "float(View)", PyNumber_Float); }
+PyObject *kp_view_int(PyObject *self) { return converted(self, "int(View)", PyNumber_Long); }
+PyObject *kp_view_complex(PyObject *self, PyObject *unused) { return converted(self, "complex(View)", to_complex); }
 
 PyObject *kp_view_index(PyObject *self) {
   kp_view *v = (kp_view *)self;
@@ -78,14 +77,6 @@ int kp_view_bool(PyObject *self) {
   PyObject *e = one_element(v, "bool(View)");
   if (!e) return -1;
   int r = PyObject_IsTrue(e);
-  Py_DECREF(e);
-  return r;
-}
-
-PyObject *kp_view_complex(PyObject *self, PyObject *unused) {
-  PyObject *e = one_element((kp_view *)self, "complex(View)");
-  if (!e) return NULL;
-  PyObject *r = PyObject_CallOneArg((PyObject *)&PyComplex_Type, e);
   Py_DECREF(e);
   return r;
 }
