@@ -214,8 +214,8 @@ def test_asarray_argument_errors():
 
 
 def test_asarray_unsupported_dtype():
-    with pytest.raises((BufferError, TypeError, ValueError), match="float16"):
-        kokkos.asarray(np.zeros(3, dtype=np.float16))
+    with pytest.raises((BufferError, TypeError, ValueError), match="longdouble|'g'"):
+        kokkos.asarray(np.zeros(3, dtype=np.longdouble))
 
 
 # ---- __cuda_array_interface__ on a host without CUDA --------------------------------------------------------
@@ -238,7 +238,7 @@ def test_cai_import_without_cuda():
     "entries, exc, match",
     [
         ({"mask": object()}, BufferError, "masked CUDA arrays"),
-        ({"typestr": "<f2"}, BufferError, "element type '<f2' has no Kokkos View dtype"),
+        ({"typestr": "<f16"}, BufferError, "element type '<f16' has no Kokkos View dtype"),
         ({"typestr": 8}, TypeError, r"\['typestr'\] must be a str"),
         ({"strides": (12,)}, BufferError, "byte stride 12 \\(dimension 0\\) is not a multiple of the 8-byte"),
         ({"strides": (8, 8)}, ValueError, "2 strides for a rank-1 shape"),

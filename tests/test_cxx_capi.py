@@ -168,7 +168,7 @@ BAD = [
     ("rank", (9, int(kokkos.double), 0, 0, [1] * 8, [1] * 8, False, False), ValueError,
      r"view_from_deleter\(\): rank 9 is outside 0\.\.8 for a View"),
     ("negative rank", (-1, int(kokkos.double), 0, 0, [], [], False, False), ValueError, r"rank -1 is outside"),
-    ("dtype", (1, 99, 0, 0, [2], [1], False, False), ValueError, r"99 is not a kokkos dtype \(0\.\.12\)"),
+    ("dtype", (1, 99, 0, 0, [2], [1], False, False), ValueError, r"99 is not a kokkos dtype \(0\.\.13\)"),
     ("space", (1, int(kokkos.double), 42, 0, [2], [1], False, False), ValueError,
      r"42 is not a kokkos memory space \(0\.\.9\)"),
     ("traits", (1, int(kokkos.double), 0, 64, [2], [1], False, False), ValueError,

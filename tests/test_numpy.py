@@ -228,7 +228,7 @@ def test_wrap_array_interface_objects():
 @pytest.mark.parametrize(
     "ai,exc,match",
     [
-        (dict(shape=(2,), typestr="<f2", data=(8, False)), TypeError, "not supported"),
+        (dict(shape=(2,), typestr="<f16", data=(8, False)), TypeError, "not supported"),
         (dict(shape=(2,), typestr="<f8"), ValueError, "lacks"),
         (dict(shape=(2,), typestr="<f8", data=(0, False)), ValueError, "null pointer"),
         (dict(shape=(2,), typestr="<f8", data=(8, False), strides=(3,)), ValueError, "not a multiple"),
@@ -261,8 +261,8 @@ def test_not_array_like():
 
 
 def test_unsupported_numpy_dtypes():
-    with pytest.raises(TypeError, match="not supported"):
-        kokkos.array(np.zeros(3, np.float16))
+    with pytest.raises(TypeError, match="element format 'g' .* not supported"):
+        kokkos.array(np.zeros(3, np.longdouble))
     with pytest.raises(TypeError, match="not supported"):
         kokkos.array(np.zeros(3, ">f8"))
     with pytest.raises(TypeError):

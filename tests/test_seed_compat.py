@@ -51,7 +51,7 @@ def test_seed_view_patterns():
         views = [data[0].create_mirror_view(), data[1].create_mirror_view()]
         assert views[0][idx] == 3 and views[1][idx] == 6
         count += 1
-    assert count == 7 * 12 * 3 * 6
+    assert count == 7 * 13 * 3 * 6  # ranks 1..7, dtypes but bool, layouts, traits
 
 
 def test_seed_tools_test_in_a_fresh_process():

@@ -52,7 +52,11 @@ enum kokkos_python_dtype {
   KOKKOS_PYTHON_COMPLEX64 = 10,  /* Kokkos::complex<float> */
   KOKKOS_PYTHON_COMPLEX128 = 11, /* Kokkos::complex<double> */
   KOKKOS_PYTHON_BOOL = 12,
-  KOKKOS_PYTHON_DTYPE_COUNT = 13
+  /* IEEE binary16 (numpy.float16). Appended after the first release of
+   * this table: a core that predates it rejects 13 as an unknown dtype
+   * (ValueError), and such a core never hands out a View of it. */
+  KOKKOS_PYTHON_FLOAT16 = 13,
+  KOKKOS_PYTHON_DTYPE_COUNT = 14
 };
 
 /* Memory spaces, as kokkos.memory_space numbers them. */

@@ -204,6 +204,24 @@ template <>
 struct dtype_of<std::complex<double>> {
   static constexpr int value = KOKKOS_PYTHON_COMPLEX128;
 };
+// Half precision. Kokkos::Experimental::half_t is a 16-bit type only where a
+// backend supplies one (CUDA, HIP, SYCL); elsewhere Kokkos defines it as float
+// (KOKKOS_HALF_T_IS_FLOAT, Kokkos 3.4 to 4.x), and then it is float32 above.
+#if defined(KOKKOS_HALF_T_IS_FLOAT) && !KOKKOS_HALF_T_IS_FLOAT
+template <>
+struct dtype_of<Kokkos::Experimental::half_t> {
+  static_assert(sizeof(Kokkos::Experimental::half_t) == 2, "kokkos_python: Kokkos' half_t is not 16 bits wide");
+  static constexpr int value = KOKKOS_PYTHON_FLOAT16;
+};
+#endif
+// The compiler's binary16 (GCC 12+ and Clang on x86-64 and AArch64; C++23's
+// std::float16_t is this type), usable on any backend's host side.
+#if defined(__FLT16_MANT_DIG__) && !defined(__CUDACC__)
+template <>
+struct dtype_of<_Float16> {
+  static constexpr int value = KOKKOS_PYTHON_FLOAT16;
+};
+#endif
 
 template <class Space>
 struct space_of {
@@ -332,7 +350,8 @@ struct view_info {
   static constexpr uint32_t traits = trait_flags<memory_traits>();
   static_assert(dtype >= 0,
                 "kokkos_python: this View's element type has no kokkos dtype (use bool, int8..int64, uint8..uint64, "
-                "float, double, Kokkos::complex<float> or Kokkos::complex<double>)");
+                "Kokkos::Experimental::half_t, _Float16, float, double, Kokkos::complex<float> or "
+                "Kokkos::complex<double>)");
   static_assert(space >= 0,
                 "kokkos_python: this View's memory space has no kokkos counterpart (scratch and anonymous spaces "
                 "cannot go to Python)");
@@ -372,7 +391,9 @@ const auto &underlying(const ViewT &arg_view) {
 
 inline const char *dtype_name(int arg_dtype) {
   static const char *const names[] = {"int8",    "int16",   "int32",   "int64",     "uint8",      "uint16", "uint32",
-                                      "uint64",  "float32", "float64", "complex64", "complex128", "bool"};
+                                      "uint64",  "float32", "float64", "complex64", "complex128", "bool",
+                                      "float16"};
+  static_assert(sizeof names / sizeof names[0] == KOKKOS_PYTHON_DTYPE_COUNT, "one name per dtype");
   return arg_dtype >= 0 && arg_dtype < KOKKOS_PYTHON_DTYPE_COUNT ? names[arg_dtype] : "?";
 }
 inline const char *space_name(int arg_space) {

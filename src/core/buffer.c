@@ -113,7 +113,7 @@ static kp_view *wrap_buffer(kp_state *st, PyObject *obj, int writable, PyObject 
   if (dtype < 0 || kp_dtypes[dtype].itemsize != buf.itemsize) {
     PyErr_Format(PyExc_TypeError,
                  "%s: element format '%s' (itemsize %zd) is not supported by Kokkos Views (supported: bool, int8..int64, "
-                 "uint8..uint64, float32, float64, complex64, complex128, native byte order)",
+                 "uint8..uint64, float16, float32, float64, complex64, complex128, native byte order)",
                  where, buf.format ? buf.format : "B", buf.itemsize);
     PyBuffer_Release(&buf);
     return NULL;

@@ -141,7 +141,7 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
   int dtype = kp_dtype_from_typestr(ts);
   if (dtype < 0) {
     PyErr_Format(PyExc_BufferError, "%s: element type %R has no Kokkos View dtype (supported: bool, int8..int64, "
-                 "uint8..uint64, float32, float64, complex64, complex128, little-endian)", where, typestr);
+                 "uint8..uint64, float16, float32, float64, complex64, complex128, little-endian)", where, typestr);
     goto done;
   }
   Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;

@@ -25,7 +25,8 @@
 /* The public numbering is the core's numbering. */
 _Static_assert(KOKKOS_PYTHON_INT8 == KP_DTYPE_INT8 && KOKKOS_PYTHON_UINT64 == KP_DTYPE_UINT64 &&
                    KOKKOS_PYTHON_FLOAT64 == KP_DTYPE_FLOAT64 && KOKKOS_PYTHON_COMPLEX128 == KP_DTYPE_COMPLEX128 &&
-                   KOKKOS_PYTHON_BOOL == KP_DTYPE_BOOL && KOKKOS_PYTHON_DTYPE_COUNT == KP_DTYPE_COUNT,
+                   KOKKOS_PYTHON_BOOL == KP_DTYPE_BOOL && KOKKOS_PYTHON_FLOAT16 == KP_DTYPE_FLOAT16 &&
+                   KOKKOS_PYTHON_DTYPE_COUNT == KP_DTYPE_COUNT,
                "public dtype numbers must match the core's");
 _Static_assert(KOKKOS_PYTHON_HOST_SPACE == KP_SPACE_HOST && KOKKOS_PYTHON_CUDA_SPACE == KP_SPACE_CUDA &&
                    KOKKOS_PYTHON_CUDA_UVM_SPACE == KP_SPACE_CUDA_UVM &&

@@ -55,6 +55,7 @@ enum {
   KP_DTYPE_COMPLEX64,
   KP_DTYPE_COMPLEX128,
   KP_DTYPE_BOOL,
+  KP_DTYPE_FLOAT16, /* IEEE binary16; appended after bool: the numbers are the C ABI's */
   KP_DTYPE_COUNT
 };
 

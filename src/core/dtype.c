@@ -28,6 +28,24 @@ static PyObject *get_c64(const char *p) { float v[2]; memcpy(v, p, sizeof v); re
 static PyObject *get_c128(const char *p) { double v[2]; memcpy(v, p, sizeof v); return PyComplex_FromDoubles(v[0], v[1]); }
 static PyObject *get_bool(const char *p) { return PyBool_FromLong(*p != 0); }
 
+/* IEEE binary16 goes through CPython's own conversions (the struct module's
+ * 'e'): round-to-nearest-even, subnormals, signed zeros, inf and nan. They
+ * are public from 3.11; 3.10 has them with a leading underscore. Elements are
+ * in native byte order, as for every other dtype. */
+#if PY_VERSION_HEX >= 0x030B0000
+#define KP_PACK2(x, p) PyFloat_Pack2((x), (p), PY_LITTLE_ENDIAN)
+#define KP_UNPACK2(p) PyFloat_Unpack2((p), PY_LITTLE_ENDIAN)
+#else
+#define KP_PACK2(x, p) _PyFloat_Pack2((x), (unsigned char *)(p), PY_LITTLE_ENDIAN)
+#define KP_UNPACK2(p) _PyFloat_Unpack2((const unsigned char *)(p), PY_LITTLE_ENDIAN)
+#endif
+
+static PyObject *get_f16(const char *p) {
+  double v = KP_UNPACK2(p);
+  if (v == -1.0 && PyErr_Occurred()) return NULL;
+  return PyFloat_FromDouble(v);
+}
+
 /* ---- element writers ----------------------------------------------------------- */
 
 static int reject(PyObject *obj, const char *what) {
@@ -145,6 +163,16 @@ static int set_f64(char *p, PyObject *obj) {
   memcpy(p, &d, sizeof d);
   return 0;
 }
+/* The smallest magnitude that rounds past binary16's largest finite value
+ * (65504) under round-to-nearest-even: halfway to 2**16. NumPy stores
+ * infinity from there on, where PyFloat_Pack2 raises OverflowError. */
+#define KP_F16_OVERFLOW 65520.0
+static int set_f16(char *p, PyObject *obj) {
+  double d;
+  if (real_value(obj, "float16", &d) < 0) return -1;
+  if (fabs(d) >= KP_F16_OVERFLOW) d = copysign(HUGE_VAL, d);
+  return KP_PACK2(d, p);
+}
 static int complex_value(PyObject *obj, const char *what, Py_complex *out) {
   if (PyUnicode_Check(obj) || PyBytes_Check(obj)) return reject(obj, what);
   PyNumberMethods *nb = Py_TYPE(obj)->tp_as_number;
@@ -204,6 +232,7 @@ const kp_dtype kp_dtypes[KP_DTYPE_COUNT] = {
     [KP_DTYPE_COMPLEX64] = {"complex64", {"complex_float", NULL}, KP_KIND_COMPLEX, 8, "Zf", "<c8", 5, 64, get_c64, set_c64},
     [KP_DTYPE_COMPLEX128] = {"complex128", {"complex_double", NULL}, KP_KIND_COMPLEX, 16, "Zd", "<c16", 5, 128, get_c128, set_c128},
     [KP_DTYPE_BOOL] = {"bool", {"bool_", NULL}, KP_KIND_BOOL, 1, "?", "|b1", 6, 8, get_bool, set_bool},
+    [KP_DTYPE_FLOAT16] = {"float16", {"half", NULL}, KP_KIND_FLOAT, 2, "e", "<f2", 2, 16, get_f16, set_f16},
 };
 
 /* ---- lookups ------------------------------------------------------------------ */
@@ -224,7 +253,7 @@ int kp_dtype_from_format(const char *f, Py_ssize_t itemsize) {
     case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': return dtype_by_kind(KP_KIND_INT, itemsize);
     case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N': return dtype_by_kind(KP_KIND_UINT, itemsize);
     case 'c': return KP_DTYPE_INT8;
-    case 'f': case 'd': return dtype_by_kind(KP_KIND_FLOAT, itemsize);
+    case 'e': case 'f': case 'd': return dtype_by_kind(KP_KIND_FLOAT, itemsize);
     case '?': return KP_DTYPE_BOOL;
     default: return -1;
   }
@@ -262,9 +291,9 @@ static int dtype_from_name(const char *s) {
   int t = kp_dtype_from_typestr(s);
   if (t >= 0) return t;
   if (s[0] && !s[1]) {
-    /* a one-letter struct format code: b h i l q B H I L Q f d ? */
-    static const char codes[] = "bhilqBHILQfd?";
-    static const Py_ssize_t sizes[] = {1, 2, 4, (Py_ssize_t)sizeof(long), 8, 1, 2, 4, (Py_ssize_t)sizeof(long), 8, 4, 8, 1};
+    /* a one-letter struct format code: b h i l q B H I L Q e f d ? */
+    static const char codes[] = "bhilqBHILQefd?";
+    static const Py_ssize_t sizes[] = {1, 2, 4, (Py_ssize_t)sizeof(long), 8, 1, 2, 4, (Py_ssize_t)sizeof(long), 8, 2, 4, 8, 1};
     const char *c = strchr(codes, s[0]);
     if (c) return kp_dtype_from_format(s, sizes[c - codes]);
   }
@@ -335,7 +364,7 @@ int kp_dtype_from_object(PyObject *obj, const char *where) {
         d = s ? kp_dtype_from_typestr(s) : -1;
       }
       if (d < 0 && !PyErr_Occurred())
-        PyErr_Format(PyExc_TypeError, "%s: dtype %S is not supported by Kokkos Views (supported: bool, int8..int64, uint8..uint64, float32, float64, complex64, complex128)", where, str);
+        PyErr_Format(PyExc_TypeError, "%s: dtype %S is not supported by Kokkos Views (supported: bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128)", where, str);
       Py_DECREF(str);
       return d;
     }

@@ -51,7 +51,8 @@ static int parse_shape(PyObject *shape, kokkos_python_view_desc *d) {
   return 0;
 }
 
-static const int64_t itemsizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 1};
+static const int64_t itemsizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 1, 2};
+_Static_assert(sizeof itemsizes / sizeof itemsizes[0] == KOKKOS_PYTHON_DTYPE_COUNT, "one itemsize per dtype");
 
 static PyObject *from_malloc(PyObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"dtype", "shape", "fortran", "dynamic", "label", "kokkos_bound", NULL};

@@ -38,6 +38,12 @@ void register_misc(Module &m) {
   Kokkos::push_finalize_hook([] { held().clear(); });
 
   m.def("kokkos_version", [] { return KOKKOS_VERSION; });
+  // The kokkos dtype of Kokkos::Experimental::half_t and whether Kokkos
+  // made it float (no 16-bit type on this backend).
+  m.def("half_t_dtype", [] {
+    return std::make_tuple(kokkos_python::detail::dtype_of<Kokkos::Experimental::half_t>::value,
+                           static_cast<bool>(KOKKOS_HALF_T_IS_FLOAT), static_cast<int>(sizeof(Kokkos::Experimental::half_t)));
+  });
   m.def("probe", [](V2 v) { return probe(v); });
   m.def("probe_1d", [](V1 v) { return probe(v); });
   m.def("probe_drv", [](DRV v) { return std::make_tuple(probe(v), static_cast<int>(v.rank())); });

@@ -13,6 +13,18 @@
 
 namespace kp_test {
 
+// The compiler's binary16, where it has one (kokkos_python.hpp maps it to
+// kokkos.float16); std::is_floating_point does not say so before GCC 13.
+template <class T>
+struct is_float16 : std::false_type {};
+#if defined(__FLT16_MANT_DIG__)
+template <>
+struct is_float16<_Float16> : std::true_type {};
+#define KP_TEST_FLOAT16(X) X(_Float16, "float16")
+#else
+#define KP_TEST_FLOAT16(X)
+#endif
+
 // The value C++ writes at flat (C-order) index k; tests/test_cxx.py
 // computes the same.
 template <class T>
@@ -21,8 +33,8 @@ T value_at(std::int64_t k) {
     return k % 2 == 1;
   else if constexpr (std::is_same_v<T, Kokkos::complex<float>> || std::is_same_v<T, Kokkos::complex<double>>)
     return T(static_cast<typename T::value_type>(k + 1), -static_cast<typename T::value_type>(k % 7));
-  else if constexpr (std::is_floating_point_v<T>)
-    return static_cast<T>(k) + static_cast<T>(0.5);
+  else if constexpr (std::is_floating_point_v<T> || is_float16<T>::value)
+    return static_cast<T>(static_cast<float>(k) + 0.5f);
   else
     return static_cast<T>(k % 100 + 1);
 }
@@ -136,7 +148,7 @@ void register_ranks(Module &m, const char *dtype) {
   X(std::int8_t, "int8") X(std::int16_t, "int16") X(std::int32_t, "int32") X(std::int64_t, "int64")         \
   X(std::uint8_t, "uint8") X(std::uint16_t, "uint16") X(std::uint32_t, "uint32") X(std::uint64_t, "uint64") \
   X(float, "float32") X(double, "float64") X(Kokkos::complex<float>, "complex64")                           \
-  X(Kokkos::complex<double>, "complex128") X(bool, "bool")
+  X(Kokkos::complex<double>, "complex128") X(bool, "bool") KP_TEST_FLOAT16(X)
 
 // Every dtype, ranks 1..8, one layout: <dtype>_<rank>_<layout>.
 template <class Layout, class Module>
