@@ -53,8 +53,10 @@ enum kokkos_python_dtype {
   KOKKOS_PYTHON_COMPLEX128 = 11, /* Kokkos::complex<double> */
   KOKKOS_PYTHON_BOOL = 12,
   /* IEEE binary16 (numpy.float16). Appended after the first release of
-   * this table: a core that predates it rejects 13 as an unknown dtype
-   * (ValueError), and such a core never hands out a View of it. */
+   * this list: a core that predates it rejects 13 as an unknown dtype
+   * (ValueError). New numbers are only ever appended, so code that indexes
+   * a table by dtype checks dtype < the KOKKOS_PYTHON_DTYPE_COUNT it was
+   * built with: a newer core may describe Views of dtypes added since. */
   KOKKOS_PYTHON_FLOAT16 = 13,
   KOKKOS_PYTHON_DTYPE_COUNT = 14
 };
