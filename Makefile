@@ -1,7 +1,8 @@
 # make example: set up (Kokkos, .venv, build) and run the seed's example
 # make test:    set up with test dependencies and run the whole test suite
 # make bench:   run the benchmarks
-.PHONY: setup example test bench clean
+# make format:  clang-format the C and C++ files (CI checks them)
+.PHONY: setup example test bench format clean
 
 setup:
 	bash scripts/setup.sh
@@ -17,6 +18,10 @@ test:
 bench:
 	bash scripts/setup.sh
 	for b in bench/bench_*.py; do .venv/bin/python $$b; done
+
+format:
+	bash scripts/setup.sh --test
+	bash scripts/format.sh
 
 clean:
 	rm -rf build .venv

@@ -3,11 +3,12 @@
 
 #include <iostream>
 
-Kokkos::View<double**, Kokkos::HostSpace> generate_view(std::size_t n) {
+Kokkos::View<double **, Kokkos::HostSpace> generate_view(std::size_t n) {
   std::cout << "[user-bindings]> Generating View..." << std::flush;
-  Kokkos::View<double**, Kokkos::HostSpace> view("generated_view", n, 2);
+  Kokkos::View<double **, Kokkos::HostSpace> view("generated_view", n, 2);
   Kokkos::parallel_for(
-      "generate_view", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n), KOKKOS_LAMBDA(const std::size_t i) {
+      "generate_view", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n),
+      KOKKOS_LAMBDA(const std::size_t i) {
         view(i, 0) = -static_cast<double>(i + 1);
         view(i, 1) = static_cast<double>(i + 1);
       });
@@ -16,7 +17,7 @@ Kokkos::View<double**, Kokkos::HostSpace> generate_view(std::size_t n) {
   return view;
 }
 
-void modify_view(Kokkos::View<double**, Kokkos::HostSpace> view) {
+void modify_view(Kokkos::View<double **, Kokkos::HostSpace> view) {
   std::cout << "[user-bindings]> Modifying View..." << std::flush;
   Kokkos::parallel_for(
       "modify_view", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, view.extent(0)),

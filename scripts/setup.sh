@@ -49,7 +49,7 @@ stamp_deps() {
 }
 stamp_deps build "scikit-build-core>=0.10 cmake>=3.18 ninja numpy"
 if [ "$want_test" = 1 ]; then
-  stamp_deps test "pytest hypothesis pybind11 nanobind ruff"
+  stamp_deps test "pytest hypothesis pybind11 nanobind ruff clang-format==19.1.7"
   # PyTorch (CPU build) for the DLPack tests; they skip without it.
   if [ ! -f .venv/.deps-torch ]; then
     if $pip install -q --disable-pip-version-check torch==2.13.0; then
@@ -78,6 +78,7 @@ fi
 # ---- end MPI ----
 
 # Build and install; the build directory makes a rebuild incremental.
+# KOKKOS_PYTHON_WERROR=ON (CI sets it) makes compiler warnings errors.
 $pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
-  -Cbuild-dir=build/setup "$root"
+  -Cbuild-dir=build/setup -Ccmake.define.KOKKOS_PYTHON_WERROR="${KOKKOS_PYTHON_WERROR:-OFF}" "$root"
 .venv/bin/python -c "import kokkos; print('setup: kokkos', kokkos.__version__, 'with Kokkos', '.'.join(map(str, kokkos.kokkos_version())), kokkos.enabled_backends())"

@@ -26,12 +26,16 @@ PYBIND11_MODULE(kp_bench_cxx, m) {
   m.def("view_held", [] {
     if (!s_view) {
       s_view = new V1("held", 1000);
-      Kokkos::push_finalize_hook([] { delete s_view; s_view = nullptr; });
+      Kokkos::push_finalize_hook([] {
+        delete s_view;
+        s_view = nullptr;
+      });
     }
     return *s_view;
   });
   static py::capsule s_owner(&s_vector, "held vector");  // lives with the module
-  m.def("array_held", [] { return py::array_t<double>({s_vector.size()}, {sizeof(double)}, s_vector.data(), s_owner); });
+  m.def("array_held",
+        [] { return py::array_t<double>({s_vector.size()}, {sizeof(double)}, s_vector.data(), s_owner); });
   // out: a new allocation made in C++ (the Kokkos allocation alone: view_alloc_only)
   m.def("view_alloc_only", [](std::size_t n) { return V1("bench", n).extent(0); });
   m.def("view_new", [](std::size_t n) { return V1("bench", n); });

@@ -97,16 +97,16 @@ enum kokkos_python_trait {
  * Filled by the caller for view_from_owner / view_from_deleter, filled by
  * the core for describe. */
 typedef struct kokkos_python_view_desc {
-  void *data;       /* first element; may be NULL when the View is empty */
-  int32_t rank;     /* 0 .. KOKKOS_PYTHON_MAX_RANK */
-  int32_t dtype;    /* enum kokkos_python_dtype */
-  int32_t space;    /* enum kokkos_python_space */
-  int32_t layout;   /* enum kokkos_python_layout; on input, a hint that is
-                       kept only when the strides agree with it */
-  uint32_t traits;  /* enum kokkos_python_trait flags */
-  int32_t readonly; /* 1: the memory must not be written (a const View) */
-  int32_t dynamic;  /* 1: a kokkos.DynRankView (rank <= 7) */
-  int32_t reserved; /* 0 */
+  void *data;                              /* first element; may be NULL when the View is empty */
+  int32_t rank;                            /* 0 .. KOKKOS_PYTHON_MAX_RANK */
+  int32_t dtype;                           /* enum kokkos_python_dtype */
+  int32_t space;                           /* enum kokkos_python_space */
+  int32_t layout;                          /* enum kokkos_python_layout; on input, a hint that is
+                                              kept only when the strides agree with it */
+  uint32_t traits;                         /* enum kokkos_python_trait flags */
+  int32_t readonly;                        /* 1: the memory must not be written (a const View) */
+  int32_t dynamic;                         /* 1: a kokkos.DynRankView (rank <= 7) */
+  int32_t reserved;                        /* 0 */
   int64_t extents[KOKKOS_PYTHON_MAX_RANK]; /* only the first rank are used */
   int64_t strides[KOKKOS_PYTHON_MAX_RANK]; /* in elements, not bytes */
   /* The View's label, UTF-8. Input: may be NULL (empty label). Output:

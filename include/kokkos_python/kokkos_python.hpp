@@ -74,7 +74,9 @@ class python_error : public std::exception {
     }
   }
   python_error(const python_error &arg_other)
-      : m_type(arg_other.m_type), m_value(arg_other.m_value), m_traceback(arg_other.m_traceback),
+      : m_type(arg_other.m_type),
+        m_value(arg_other.m_value),
+        m_traceback(arg_other.m_traceback),
         m_what(arg_other.m_what) {
     Py_XINCREF(m_type);
     Py_XINCREF(m_value);
@@ -167,18 +169,16 @@ struct dtype_of<bool> {
 };
 template <class T>
 struct dtype_of<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
-  static constexpr int value =
-      std::is_signed_v<T>
-          ? (sizeof(T) == 1   ? KOKKOS_PYTHON_INT8
-             : sizeof(T) == 2 ? KOKKOS_PYTHON_INT16
-             : sizeof(T) == 4 ? KOKKOS_PYTHON_INT32
-             : sizeof(T) == 8 ? KOKKOS_PYTHON_INT64
-                              : -1)
-          : (sizeof(T) == 1   ? KOKKOS_PYTHON_UINT8
-             : sizeof(T) == 2 ? KOKKOS_PYTHON_UINT16
-             : sizeof(T) == 4 ? KOKKOS_PYTHON_UINT32
-             : sizeof(T) == 8 ? KOKKOS_PYTHON_UINT64
-                              : -1);
+  static constexpr int value = std::is_signed_v<T> ? (sizeof(T) == 1   ? KOKKOS_PYTHON_INT8
+                                                      : sizeof(T) == 2 ? KOKKOS_PYTHON_INT16
+                                                      : sizeof(T) == 4 ? KOKKOS_PYTHON_INT32
+                                                      : sizeof(T) == 8 ? KOKKOS_PYTHON_INT64
+                                                                       : -1)
+                                                   : (sizeof(T) == 1   ? KOKKOS_PYTHON_UINT8
+                                                      : sizeof(T) == 2 ? KOKKOS_PYTHON_UINT16
+                                                      : sizeof(T) == 4 ? KOKKOS_PYTHON_UINT32
+                                                      : sizeof(T) == 8 ? KOKKOS_PYTHON_UINT64
+                                                                       : -1);
 };
 template <>
 struct dtype_of<float> {
@@ -321,7 +321,8 @@ template <class Traits>
 constexpr uint32_t trait_flags() {
   return (Traits::is_unmanaged ? uint32_t(KOKKOS_PYTHON_UNMANAGED) : 0u) |
          (Traits::is_random_access ? uint32_t(KOKKOS_PYTHON_RANDOM_ACCESS) : 0u) |
-         (Traits::is_atomic ? uint32_t(KOKKOS_PYTHON_ATOMIC) : 0u) | (Traits::is_restrict ? uint32_t(KOKKOS_PYTHON_RESTRICT) : 0u) |
+         (Traits::is_atomic ? uint32_t(KOKKOS_PYTHON_ATOMIC) : 0u) |
+         (Traits::is_restrict ? uint32_t(KOKKOS_PYTHON_RESTRICT) : 0u) |
          (Traits::is_aligned ? uint32_t(KOKKOS_PYTHON_ALIGNED) : 0u);
 }
 
@@ -390,17 +391,15 @@ const auto &underlying(const ViewT &arg_view) {
 // ---- names for messages -------------------------------------------------------
 
 inline const char *dtype_name(int arg_dtype) {
-  static const char *const names[] = {"int8",    "int16",   "int32",   "int64",     "uint8",      "uint16", "uint32",
-                                      "uint64",  "float32", "float64", "complex64", "complex128", "bool",
-                                      "float16"};
+  static const char *const names[] = {"int8",   "int16",   "int32",   "int64",     "uint8",      "uint16", "uint32",
+                                      "uint64", "float32", "float64", "complex64", "complex128", "bool",   "float16"};
   static_assert(sizeof names / sizeof names[0] == KOKKOS_PYTHON_DTYPE_COUNT, "one name per dtype");
   return arg_dtype >= 0 && arg_dtype < KOKKOS_PYTHON_DTYPE_COUNT ? names[arg_dtype] : "?";
 }
 inline const char *space_name(int arg_space) {
-  static const char *const names[] = {"HostSpace",          "CudaSpace",          "CudaUVMSpace",
-                                      "CudaHostPinnedSpace", "HBWSpace",          "HIPSpace",
-                                      "HIPHostPinnedSpace",  "OpenMPTargetSpace", "SYCLSharedUSMSpace",
-                                      "SYCLDeviceUSMSpace"};
+  static const char *const names[] = {
+      "HostSpace", "CudaSpace",          "CudaUVMSpace",      "CudaHostPinnedSpace", "HBWSpace",
+      "HIPSpace",  "HIPHostPinnedSpace", "OpenMPTargetSpace", "SYCLSharedUSMSpace",  "SYCLDeviceUSMSpace"};
   return arg_space >= 0 && arg_space < KOKKOS_PYTHON_SPACE_COUNT ? names[arg_space] : "?";
 }
 inline const char *layout_name(int arg_layout) {
@@ -507,7 +506,9 @@ class python_record_t final : public Kokkos::Impl::SharedAllocationRecord<void, 
             arg_label
 #endif
             ),
-        m_view(arg_view), m_desc(arg_desc), m_label(arg_label) {
+        m_view(arg_view),
+        m_desc(arg_desc),
+        m_label(arg_label) {
     m_desc.label = nullptr;  // borrowed from the View; m_label holds it
     // The header Kokkos reads labels from: the record, then the label.
     base *self = this;
@@ -667,7 +668,8 @@ bool check(const kokkos_python_view_desc &arg_desc) {
     for (int r = static_rank<ViewT>::dynamic_extents; r < static_rank<ViewT>::value; ++r) {
       const auto n = static_cast<int64_t>(ViewT::static_extent(static_cast<unsigned>(r)));
       if (arg_desc.extents[r] != n) {
-        PyErr_Format(PyExc_ValueError, "kokkos_python::from_python: View '%s' has extent %lld in dimension %d, but %s fixes it to %lld",
+        PyErr_Format(PyExc_ValueError,
+                     "kokkos_python::from_python: View '%s' has extent %lld in dimension %d, but %s fixes it to %lld",
                      label, static_cast<long long>(arg_desc.extents[r]), r, want.c_str(), static_cast<long long>(n));
         return false;
       }
@@ -768,8 +770,7 @@ PyObject *to_python(const ViewT &arg_view, PyObject *arg_owner) noexcept {
       // Foreign memory (a NumPy array, ...) stays Unmanaged as Python saw it.
       desc.traits |= rec->description().traits & KOKKOS_PYTHON_UNMANAGED;
       // The very View Python passed in, unchanged: hand it back.
-      if (arg_owner == rec->view() && detail::same_description(desc, rec->description()))
-        return Py_NewRef(rec->view());
+      if (arg_owner == rec->view() && detail::same_description(desc, rec->description())) return Py_NewRef(rec->view());
     } else {
       label = arg_view.label();
       detail::describe(arg_view, label, desc);

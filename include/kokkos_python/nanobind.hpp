@@ -43,40 +43,66 @@ namespace nd = nanobind::detail;
 
 template <int D>
 constexpr auto dtype_descr() {
-  if constexpr (D == KOKKOS_PYTHON_INT8) return nd::const_name("int8");
-  else if constexpr (D == KOKKOS_PYTHON_INT16) return nd::const_name("int16");
-  else if constexpr (D == KOKKOS_PYTHON_INT32) return nd::const_name("int32");
-  else if constexpr (D == KOKKOS_PYTHON_INT64) return nd::const_name("int64");
-  else if constexpr (D == KOKKOS_PYTHON_UINT8) return nd::const_name("uint8");
-  else if constexpr (D == KOKKOS_PYTHON_UINT16) return nd::const_name("uint16");
-  else if constexpr (D == KOKKOS_PYTHON_UINT32) return nd::const_name("uint32");
-  else if constexpr (D == KOKKOS_PYTHON_UINT64) return nd::const_name("uint64");
-  else if constexpr (D == KOKKOS_PYTHON_FLOAT32) return nd::const_name("float32");
-  else if constexpr (D == KOKKOS_PYTHON_FLOAT64) return nd::const_name("float64");
-  else if constexpr (D == KOKKOS_PYTHON_COMPLEX64) return nd::const_name("complex64");
-  else if constexpr (D == KOKKOS_PYTHON_COMPLEX128) return nd::const_name("complex128");
-  else return nd::const_name("bool");
+  if constexpr (D == KOKKOS_PYTHON_INT8)
+    return nd::const_name("int8");
+  else if constexpr (D == KOKKOS_PYTHON_INT16)
+    return nd::const_name("int16");
+  else if constexpr (D == KOKKOS_PYTHON_INT32)
+    return nd::const_name("int32");
+  else if constexpr (D == KOKKOS_PYTHON_INT64)
+    return nd::const_name("int64");
+  else if constexpr (D == KOKKOS_PYTHON_UINT8)
+    return nd::const_name("uint8");
+  else if constexpr (D == KOKKOS_PYTHON_UINT16)
+    return nd::const_name("uint16");
+  else if constexpr (D == KOKKOS_PYTHON_UINT32)
+    return nd::const_name("uint32");
+  else if constexpr (D == KOKKOS_PYTHON_UINT64)
+    return nd::const_name("uint64");
+  else if constexpr (D == KOKKOS_PYTHON_FLOAT32)
+    return nd::const_name("float32");
+  else if constexpr (D == KOKKOS_PYTHON_FLOAT64)
+    return nd::const_name("float64");
+  else if constexpr (D == KOKKOS_PYTHON_COMPLEX64)
+    return nd::const_name("complex64");
+  else if constexpr (D == KOKKOS_PYTHON_COMPLEX128)
+    return nd::const_name("complex128");
+  else
+    return nd::const_name("bool");
 }
 
 template <int L>
 constexpr auto layout_descr() {
-  if constexpr (L == KOKKOS_PYTHON_LAYOUT_RIGHT) return nd::const_name("LayoutRight");
-  else if constexpr (L == KOKKOS_PYTHON_LAYOUT_LEFT) return nd::const_name("LayoutLeft");
-  else return nd::const_name("LayoutStride");
+  if constexpr (L == KOKKOS_PYTHON_LAYOUT_RIGHT)
+    return nd::const_name("LayoutRight");
+  else if constexpr (L == KOKKOS_PYTHON_LAYOUT_LEFT)
+    return nd::const_name("LayoutLeft");
+  else
+    return nd::const_name("LayoutStride");
 }
 
 template <int S>
 constexpr auto space_descr() {
-  if constexpr (S == KOKKOS_PYTHON_HOST_SPACE) return nd::const_name("HostSpace");
-  else if constexpr (S == KOKKOS_PYTHON_CUDA_SPACE) return nd::const_name("CudaSpace");
-  else if constexpr (S == KOKKOS_PYTHON_CUDA_UVM_SPACE) return nd::const_name("CudaUVMSpace");
-  else if constexpr (S == KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE) return nd::const_name("CudaHostPinnedSpace");
-  else if constexpr (S == KOKKOS_PYTHON_HBW_SPACE) return nd::const_name("HBWSpace");
-  else if constexpr (S == KOKKOS_PYTHON_HIP_SPACE) return nd::const_name("HIPSpace");
-  else if constexpr (S == KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE) return nd::const_name("HIPHostPinnedSpace");
-  else if constexpr (S == KOKKOS_PYTHON_OPENMP_TARGET_SPACE) return nd::const_name("OpenMPTargetSpace");
-  else if constexpr (S == KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE) return nd::const_name("SYCLSharedUSMSpace");
-  else return nd::const_name("SYCLDeviceUSMSpace");
+  if constexpr (S == KOKKOS_PYTHON_HOST_SPACE)
+    return nd::const_name("HostSpace");
+  else if constexpr (S == KOKKOS_PYTHON_CUDA_SPACE)
+    return nd::const_name("CudaSpace");
+  else if constexpr (S == KOKKOS_PYTHON_CUDA_UVM_SPACE)
+    return nd::const_name("CudaUVMSpace");
+  else if constexpr (S == KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE)
+    return nd::const_name("CudaHostPinnedSpace");
+  else if constexpr (S == KOKKOS_PYTHON_HBW_SPACE)
+    return nd::const_name("HBWSpace");
+  else if constexpr (S == KOKKOS_PYTHON_HIP_SPACE)
+    return nd::const_name("HIPSpace");
+  else if constexpr (S == KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE)
+    return nd::const_name("HIPHostPinnedSpace");
+  else if constexpr (S == KOKKOS_PYTHON_OPENMP_TARGET_SPACE)
+    return nd::const_name("OpenMPTargetSpace");
+  else if constexpr (S == KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE)
+    return nd::const_name("SYCLSharedUSMSpace");
+  else
+    return nd::const_name("SYCLDeviceUSMSpace");
 }
 
 template <class ViewT>
@@ -113,7 +139,8 @@ struct kokkos_python_view_caster {
     object obj = borrow(arg_src);
     if (!kokkos_python::api()->is_view(arg_src.ptr())) {
       if (!(arg_flags & static_cast<uint8_t>(cast_flags::convert))) return false;
-      PyObject *wrapped = kokkos_python::api()->view_from_object(arg_src.ptr(), info::is_const ? 0 : 1, info::dynamic ? 1 : 0);
+      PyObject *wrapped =
+          kokkos_python::api()->view_from_object(arg_src.ptr(), info::is_const ? 0 : 1, info::dynamic ? 1 : 0);
       if (!wrapped) {
         PyErr_Clear();
         return false;

@@ -43,40 +43,66 @@ namespace pd = pybind11::detail;
 
 template <int D>
 constexpr auto dtype_descr() {
-  if constexpr (D == KOKKOS_PYTHON_INT8) return pd::const_name("int8");
-  else if constexpr (D == KOKKOS_PYTHON_INT16) return pd::const_name("int16");
-  else if constexpr (D == KOKKOS_PYTHON_INT32) return pd::const_name("int32");
-  else if constexpr (D == KOKKOS_PYTHON_INT64) return pd::const_name("int64");
-  else if constexpr (D == KOKKOS_PYTHON_UINT8) return pd::const_name("uint8");
-  else if constexpr (D == KOKKOS_PYTHON_UINT16) return pd::const_name("uint16");
-  else if constexpr (D == KOKKOS_PYTHON_UINT32) return pd::const_name("uint32");
-  else if constexpr (D == KOKKOS_PYTHON_UINT64) return pd::const_name("uint64");
-  else if constexpr (D == KOKKOS_PYTHON_FLOAT32) return pd::const_name("float32");
-  else if constexpr (D == KOKKOS_PYTHON_FLOAT64) return pd::const_name("float64");
-  else if constexpr (D == KOKKOS_PYTHON_COMPLEX64) return pd::const_name("complex64");
-  else if constexpr (D == KOKKOS_PYTHON_COMPLEX128) return pd::const_name("complex128");
-  else return pd::const_name("bool");
+  if constexpr (D == KOKKOS_PYTHON_INT8)
+    return pd::const_name("int8");
+  else if constexpr (D == KOKKOS_PYTHON_INT16)
+    return pd::const_name("int16");
+  else if constexpr (D == KOKKOS_PYTHON_INT32)
+    return pd::const_name("int32");
+  else if constexpr (D == KOKKOS_PYTHON_INT64)
+    return pd::const_name("int64");
+  else if constexpr (D == KOKKOS_PYTHON_UINT8)
+    return pd::const_name("uint8");
+  else if constexpr (D == KOKKOS_PYTHON_UINT16)
+    return pd::const_name("uint16");
+  else if constexpr (D == KOKKOS_PYTHON_UINT32)
+    return pd::const_name("uint32");
+  else if constexpr (D == KOKKOS_PYTHON_UINT64)
+    return pd::const_name("uint64");
+  else if constexpr (D == KOKKOS_PYTHON_FLOAT32)
+    return pd::const_name("float32");
+  else if constexpr (D == KOKKOS_PYTHON_FLOAT64)
+    return pd::const_name("float64");
+  else if constexpr (D == KOKKOS_PYTHON_COMPLEX64)
+    return pd::const_name("complex64");
+  else if constexpr (D == KOKKOS_PYTHON_COMPLEX128)
+    return pd::const_name("complex128");
+  else
+    return pd::const_name("bool");
 }
 
 template <int L>
 constexpr auto layout_descr() {
-  if constexpr (L == KOKKOS_PYTHON_LAYOUT_RIGHT) return pd::const_name("LayoutRight");
-  else if constexpr (L == KOKKOS_PYTHON_LAYOUT_LEFT) return pd::const_name("LayoutLeft");
-  else return pd::const_name("LayoutStride");
+  if constexpr (L == KOKKOS_PYTHON_LAYOUT_RIGHT)
+    return pd::const_name("LayoutRight");
+  else if constexpr (L == KOKKOS_PYTHON_LAYOUT_LEFT)
+    return pd::const_name("LayoutLeft");
+  else
+    return pd::const_name("LayoutStride");
 }
 
 template <int S>
 constexpr auto space_descr() {
-  if constexpr (S == KOKKOS_PYTHON_HOST_SPACE) return pd::const_name("HostSpace");
-  else if constexpr (S == KOKKOS_PYTHON_CUDA_SPACE) return pd::const_name("CudaSpace");
-  else if constexpr (S == KOKKOS_PYTHON_CUDA_UVM_SPACE) return pd::const_name("CudaUVMSpace");
-  else if constexpr (S == KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE) return pd::const_name("CudaHostPinnedSpace");
-  else if constexpr (S == KOKKOS_PYTHON_HBW_SPACE) return pd::const_name("HBWSpace");
-  else if constexpr (S == KOKKOS_PYTHON_HIP_SPACE) return pd::const_name("HIPSpace");
-  else if constexpr (S == KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE) return pd::const_name("HIPHostPinnedSpace");
-  else if constexpr (S == KOKKOS_PYTHON_OPENMP_TARGET_SPACE) return pd::const_name("OpenMPTargetSpace");
-  else if constexpr (S == KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE) return pd::const_name("SYCLSharedUSMSpace");
-  else return pd::const_name("SYCLDeviceUSMSpace");
+  if constexpr (S == KOKKOS_PYTHON_HOST_SPACE)
+    return pd::const_name("HostSpace");
+  else if constexpr (S == KOKKOS_PYTHON_CUDA_SPACE)
+    return pd::const_name("CudaSpace");
+  else if constexpr (S == KOKKOS_PYTHON_CUDA_UVM_SPACE)
+    return pd::const_name("CudaUVMSpace");
+  else if constexpr (S == KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE)
+    return pd::const_name("CudaHostPinnedSpace");
+  else if constexpr (S == KOKKOS_PYTHON_HBW_SPACE)
+    return pd::const_name("HBWSpace");
+  else if constexpr (S == KOKKOS_PYTHON_HIP_SPACE)
+    return pd::const_name("HIPSpace");
+  else if constexpr (S == KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE)
+    return pd::const_name("HIPHostPinnedSpace");
+  else if constexpr (S == KOKKOS_PYTHON_OPENMP_TARGET_SPACE)
+    return pd::const_name("OpenMPTargetSpace");
+  else if constexpr (S == KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE)
+    return pd::const_name("SYCLSharedUSMSpace");
+  else
+    return pd::const_name("SYCLDeviceUSMSpace");
 }
 
 // kokkos.View[float64, 2, LayoutRight, HostSpace] /

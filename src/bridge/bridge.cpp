@@ -29,7 +29,6 @@ namespace kokkos_python::impl {
 
 // ---- errors ---------------------------------------------------------------
 
-
 // How many bridge calls this thread is inside: more than one means Kokkos
 // called back into Python (a Kokkos Tools callback) in the middle of one.
 thread_local int t_depth = 0;
@@ -61,20 +60,26 @@ struct space_tag {
 template <class F>
 kp_status with_space(int arg_space, kp_error *arg_err, F &&arg_f) {
   switch (arg_space) {
-    case KP_SPACE_HOST: return arg_f(space_tag<Kokkos::HostSpace>{});
+    case KP_SPACE_HOST:
+      return arg_f(space_tag<Kokkos::HostSpace>{});
 #if defined(KOKKOS_ENABLE_CUDA)
-    case KP_SPACE_CUDA: return arg_f(space_tag<Kokkos::CudaSpace>{});
-    case KP_SPACE_CUDA_UVM: return arg_f(space_tag<Kokkos::CudaUVMSpace>{});
-    case KP_SPACE_CUDA_HOST_PINNED: return arg_f(space_tag<Kokkos::CudaHostPinnedSpace>{});
+    case KP_SPACE_CUDA:
+      return arg_f(space_tag<Kokkos::CudaSpace>{});
+    case KP_SPACE_CUDA_UVM:
+      return arg_f(space_tag<Kokkos::CudaUVMSpace>{});
+    case KP_SPACE_CUDA_HOST_PINNED:
+      return arg_f(space_tag<Kokkos::CudaHostPinnedSpace>{});
 #endif
 #if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-    case KP_SPACE_HIP: return arg_f(space_tag<Kokkos::HIPSpace>{});
-    case KP_SPACE_HIP_HOST_PINNED: return arg_f(space_tag<Kokkos::HIPHostPinnedSpace>{});
+    case KP_SPACE_HIP:
+      return arg_f(space_tag<Kokkos::HIPSpace>{});
+    case KP_SPACE_HIP_HOST_PINNED:
+      return arg_f(space_tag<Kokkos::HIPHostPinnedSpace>{});
 #endif
-    default: break;
+    default:
+      break;
   }
-  return fail(arg_err, KP_E_UNAVAILABLE,
-              "this memory space is not enabled in the installed Kokkos");
+  return fail(arg_err, KP_E_UNAVAILABLE, "this memory space is not enabled in the installed Kokkos");
 }
 
 template <class Space>
@@ -83,13 +88,11 @@ constexpr int space_index() {
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Space, Kokkos::CudaSpace>) return KP_SPACE_CUDA;
   if constexpr (std::is_same_v<Space, Kokkos::CudaUVMSpace>) return KP_SPACE_CUDA_UVM;
-  if constexpr (std::is_same_v<Space, Kokkos::CudaHostPinnedSpace>)
-    return KP_SPACE_CUDA_HOST_PINNED;
+  if constexpr (std::is_same_v<Space, Kokkos::CudaHostPinnedSpace>) return KP_SPACE_CUDA_HOST_PINNED;
 #endif
 #if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
   if constexpr (std::is_same_v<Space, Kokkos::HIPSpace>) return KP_SPACE_HIP;
-  if constexpr (std::is_same_v<Space, Kokkos::HIPHostPinnedSpace>)
-    return KP_SPACE_HIP_HOST_PINNED;
+  if constexpr (std::is_same_v<Space, Kokkos::HIPHostPinnedSpace>) return KP_SPACE_HIP_HOST_PINNED;
 #endif
   return -1;
 }
@@ -116,9 +119,9 @@ constexpr int exec_index() {
 
 // ---- finalize tracking ------------------------------------------------------
 
-bool g_finalized        = false;
-bool g_hook_registered  = false;
-void (*g_core_hook)()   = nullptr;
+bool g_finalized = false;
+bool g_hook_registered = false;
+void (*g_core_hook)() = nullptr;
 
 void on_finalize() {
   g_finalized = true;
@@ -134,13 +137,31 @@ void ensure_finalize_hook() {
 // ---- strided kernels --------------------------------------------------------
 
 // Element types by size; the 16-byte one only needs 8-byte alignment.
-template <size_t N> struct element;
-template <> struct element<1> { using type = uint8_t; };
-template <> struct element<2> { using type = uint16_t; };
-template <> struct element<4> { using type = uint32_t; };
-template <> struct element<8> { using type = uint64_t; };
-struct pair64 { uint64_t lo, hi; };
-template <> struct element<16> { using type = pair64; };
+template <size_t N>
+struct element;
+template <>
+struct element<1> {
+  using type = uint8_t;
+};
+template <>
+struct element<2> {
+  using type = uint16_t;
+};
+template <>
+struct element<4> {
+  using type = uint32_t;
+};
+template <>
+struct element<8> {
+  using type = uint64_t;
+};
+struct pair64 {
+  uint64_t lo, hi;
+};
+template <>
+struct element<16> {
+  using type = pair64;
+};
 
 struct strided_shape {
   int m_rank;
@@ -148,8 +169,7 @@ struct strided_shape {
   int64_t m_dst[KP_MAX_RANK];
   int64_t m_src[KP_MAX_RANK];
 
-  KOKKOS_INLINE_FUNCTION void offsets(int64_t arg_i, int64_t &arg_d,
-                                      int64_t &arg_s) const {
+  KOKKOS_INLINE_FUNCTION void offsets(int64_t arg_i, int64_t &arg_d, int64_t &arg_s) const {
     arg_d = 0;
     arg_s = 0;
     for (int r = m_rank - 1; r >= 0; --r) {
@@ -186,16 +206,15 @@ struct fill_functor {
   }
 };
 
-strided_shape make_shape(int arg_rank, const int64_t *arg_extents,
-                         const int64_t *arg_dst, const int64_t *arg_src,
+strided_shape make_shape(int arg_rank, const int64_t *arg_extents, const int64_t *arg_dst, const int64_t *arg_src,
                          int64_t &arg_count) {
   strided_shape s{};
-  s.m_rank  = arg_rank;
+  s.m_rank = arg_rank;
   arg_count = 1;
   for (int r = 0; r < arg_rank; ++r) {
     s.m_extents[r] = arg_extents[r];
-    s.m_dst[r]     = arg_dst[r];
-    s.m_src[r]     = arg_src ? arg_src[r] : 0;
+    s.m_dst[r] = arg_dst[r];
+    s.m_src[r] = arg_src ? arg_src[r] : 0;
     arg_count *= arg_extents[r];
   }
   return s;
@@ -237,7 +256,7 @@ struct transpose_functor {
 
 template <class Space, size_t N>
 bool try_transpose(const strided_shape &arg_shape, void *arg_dst, const void *arg_src) {
-  using T    = typename element<N>::type;
+  using T = typename element<N>::type;
   using exec = typename Space::execution_space;
   const strided_shape &p = arg_shape;
   if (p.m_rank != 2 || p.m_dst[1] != 1 || p.m_src[0] != 1 || p.m_dst[0] < p.m_extents[1] ||
@@ -245,8 +264,9 @@ bool try_transpose(const strided_shape &arg_shape, void *arg_dst, const void *ar
     return false;
   const int64_t tiles0 = (p.m_extents[0] + kp_tile - 1) / kp_tile;
   const int64_t tiles1 = (p.m_extents[1] + kp_tile - 1) / kp_tile;
-  transpose_functor<exec, T> f{p.m_extents[0], p.m_extents[1], tiles1,      static_cast<T *>(arg_dst),
-                               p.m_dst[0],     static_cast<const T *>(arg_src), p.m_src[1]};
+  transpose_functor<exec, T> f{
+      p.m_extents[0], p.m_extents[1], tiles1, static_cast<T *>(arg_dst), p.m_dst[0], static_cast<const T *>(arg_src),
+      p.m_src[1]};
   Kokkos::TeamPolicy<exec> policy(static_cast<int>(tiles0 * tiles1), Kokkos::AUTO);
   policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(T) * kp_tile * (kp_tile + 1)));
   Kokkos::parallel_for("kokkos.deep_copy(transpose)", policy, f);
@@ -255,28 +275,26 @@ bool try_transpose(const strided_shape &arg_shape, void *arg_dst, const void *ar
 }
 
 template <class Space, size_t N>
-kp_status run_copy(const strided_shape &arg_shape, int64_t arg_count, void *arg_dst,
-                   const void *arg_src) {
-  using T    = typename element<N>::type;
+kp_status run_copy(const strided_shape &arg_shape, int64_t arg_count, void *arg_dst, const void *arg_src) {
+  using T = typename element<N>::type;
   using exec = typename Space::execution_space;
   if (try_transpose<Space, N>(arg_shape, arg_dst, arg_src)) return KP_OK;
   copy_functor<T> f{arg_shape, static_cast<T *>(arg_dst), static_cast<const T *>(arg_src)};
-  Kokkos::parallel_for("kokkos.deep_copy(strided)",
-                       Kokkos::RangePolicy<exec, Kokkos::IndexType<int64_t>>(0, arg_count), f);
+  Kokkos::parallel_for("kokkos.deep_copy(strided)", Kokkos::RangePolicy<exec, Kokkos::IndexType<int64_t>>(0, arg_count),
+                       f);
   exec().fence();
   return KP_OK;
 }
 
 template <class Space, size_t N>
-kp_status run_fill(const strided_shape &arg_shape, int64_t arg_count, void *arg_dst,
-                   const void *arg_value) {
-  using T    = typename element<N>::type;
+kp_status run_fill(const strided_shape &arg_shape, int64_t arg_count, void *arg_dst, const void *arg_value) {
+  using T = typename element<N>::type;
   using exec = typename Space::execution_space;
   T value;
   std::memcpy(&value, arg_value, N);
   fill_functor<T> f{arg_shape, static_cast<T *>(arg_dst), value};
-  Kokkos::parallel_for("kokkos.deep_copy(fill)",
-                       Kokkos::RangePolicy<exec, Kokkos::IndexType<int64_t>>(0, arg_count), f);
+  Kokkos::parallel_for("kokkos.deep_copy(fill)", Kokkos::RangePolicy<exec, Kokkos::IndexType<int64_t>>(0, arg_count),
+                       f);
   exec().fence();
   return KP_OK;
 }
@@ -284,12 +302,18 @@ kp_status run_fill(const strided_shape &arg_shape, int64_t arg_count, void *arg_
 template <class F>
 kp_status with_element_size(size_t arg_size, kp_error *arg_err, F &&arg_f) {
   switch (arg_size) {
-    case 1: return arg_f(std::integral_constant<size_t, 1>{});
-    case 2: return arg_f(std::integral_constant<size_t, 2>{});
-    case 4: return arg_f(std::integral_constant<size_t, 4>{});
-    case 8: return arg_f(std::integral_constant<size_t, 8>{});
-    case 16: return arg_f(std::integral_constant<size_t, 16>{});
-    default: break;
+    case 1:
+      return arg_f(std::integral_constant<size_t, 1>{});
+    case 2:
+      return arg_f(std::integral_constant<size_t, 2>{});
+    case 4:
+      return arg_f(std::integral_constant<size_t, 4>{});
+    case 8:
+      return arg_f(std::integral_constant<size_t, 8>{});
+    case 16:
+      return arg_f(std::integral_constant<size_t, 16>{});
+    default:
+      break;
   }
   return fail(arg_err, KP_E_ARG, "element size must be 1, 2, 4, 8 or 16 bytes");
 }
@@ -311,9 +335,9 @@ void advise_huge_pages(void *arg_ptr, size_t arg_bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   constexpr size_t threshold = size_t(4) << 20;
   if (arg_bytes < threshold) return;
-  const uintptr_t page  = 4096;
+  const uintptr_t page = 4096;
   const uintptr_t begin = (reinterpret_cast<uintptr_t>(arg_ptr) + page - 1) & ~(page - 1);
-  const uintptr_t end   = reinterpret_cast<uintptr_t>(arg_ptr) + arg_bytes;
+  const uintptr_t end = reinterpret_cast<uintptr_t>(arg_ptr) + arg_bytes;
   if (end > begin) madvise(reinterpret_cast<void *>(begin), end - begin, MADV_HUGEPAGE);
 #else
   (void)arg_ptr;
@@ -323,8 +347,7 @@ void advise_huge_pages(void *arg_ptr, size_t arg_bytes) {
 
 kp_status require_initialized(kp_error *arg_err) {
   if (Kokkos::is_initialized()) return KP_OK;
-  return fail(arg_err, KP_E_STATE,
-              g_finalized ? "Kokkos has been finalized" : "Kokkos is not initialized");
+  return fail(arg_err, KP_E_STATE, g_finalized ? "Kokkos has been finalized" : "Kokkos is not initialized");
 }
 
 }  // namespace kokkos_python::impl
@@ -335,9 +358,7 @@ using namespace kokkos_python::impl;
 
 extern "C" int kp_bridge_kokkos_version(void) { return KOKKOS_VERSION; }
 
-extern "C" int kp_bridge_is_initialized(void) {
-  return Kokkos::is_initialized() ? 1 : 0;
-}
+extern "C" int kp_bridge_is_initialized(void) { return Kokkos::is_initialized() ? 1 : 0; }
 
 extern "C" int kp_bridge_is_finalized(void) {
 #if KOKKOS_VERSION >= 40000
@@ -347,13 +368,10 @@ extern "C" int kp_bridge_is_finalized(void) {
 #endif
 }
 
-extern "C" kp_status kp_bridge_initialize(int argc, char **argv,
-                                          const kp_init_settings *arg_s,
-                                          kp_error *err) {
+extern "C" kp_status kp_bridge_initialize(int argc, char **argv, const kp_init_settings *arg_s, kp_error *err) {
   return guarded(err, [&]() -> kp_status {
     if (kp_bridge_is_finalized())
-      return fail(err, KP_E_STATE,
-                  "Kokkos was finalized and cannot be initialized again in this process");
+      return fail(err, KP_E_STATE, "Kokkos was finalized and cannot be initialized again in this process");
     if (Kokkos::is_initialized()) return KP_OK;
     // Build one argv: the caller's, then flags for each setting given.
     std::vector<std::string> args;
@@ -363,19 +381,16 @@ extern "C" kp_status kp_bridge_initialize(int argc, char **argv,
     if (arg_s) {
 #if KOKKOS_VERSION >= 40000
       const char *threads_flag = "--kokkos-num-threads=";
-      const char *tools_flag   = "--kokkos-tools-libs=";
+      const char *tools_flag = "--kokkos-tools-libs=";
 #else
       const char *threads_flag = "--kokkos-threads=";
       const char *tools_flag   = "--kokkos-tools-library=";
 #endif
-      if (arg_s->num_threads > 0)
-        args.push_back(threads_flag + std::to_string(arg_s->num_threads));
-      if (arg_s->device_id >= 0)
-        args.push_back("--kokkos-device-id=" + std::to_string(arg_s->device_id));
+      if (arg_s->num_threads > 0) args.push_back(threads_flag + std::to_string(arg_s->num_threads));
+      if (arg_s->device_id >= 0) args.push_back("--kokkos-device-id=" + std::to_string(arg_s->device_id));
       if (arg_s->disable_warnings > 0) args.emplace_back("--kokkos-disable-warnings");
       if (arg_s->tools_libs) args.push_back(std::string(tools_flag) + arg_s->tools_libs);
-      if (arg_s->tools_args)
-        args.push_back(std::string("--kokkos-tools-args=") + arg_s->tools_args);
+      if (arg_s->tools_args) args.push_back(std::string("--kokkos-tools-args=") + arg_s->tools_args);
       print_config = arg_s->print_configuration > 0;
     }
     std::vector<char *> cargv;
@@ -418,14 +433,13 @@ extern "C" kp_status kp_bridge_fence(const char *label, kp_error *err) {
   });
 }
 
-extern "C" kp_status kp_bridge_print_configuration(int detail, char **out,
-                                                   kp_error *err) {
+extern "C" kp_status kp_bridge_print_configuration(int detail, char **out, kp_error *err) {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
     std::ostringstream os;
     Kokkos::print_configuration(os, detail != 0);
     std::string text = os.str();
-    char *buf        = static_cast<char *>(std::malloc(text.size() + 1));
+    char *buf = static_cast<char *>(std::malloc(text.size() + 1));
     if (!buf) return fail(err, KP_E_NOMEM, "out of memory");
     std::memcpy(buf, text.c_str(), text.size() + 1);
     *out = buf;
@@ -450,9 +464,7 @@ extern "C" int kp_bridge_space_available(int space) {
 extern "C" int kp_bridge_space_host_accessible(int space) {
   return with_space(space, nullptr, [](auto s) {
            using S = typename decltype(s)::type;
-           return Kokkos::SpaceAccessibility<Kokkos::HostSpace, S>::accessible
-                      ? KP_OK
-                      : KP_E_UNAVAILABLE;
+           return Kokkos::SpaceAccessibility<Kokkos::HostSpace, S>::accessible ? KP_OK : KP_E_UNAVAILABLE;
          }) == KP_OK;
 }
 
@@ -467,45 +479,50 @@ extern "C" int kp_bridge_default_host_memory_space(void) {
 extern "C" int kp_bridge_execution_space_available(int exec) {
   switch (exec) {
 #if defined(KOKKOS_ENABLE_SERIAL)
-    case KP_EXEC_SERIAL: return 1;
+    case KP_EXEC_SERIAL:
+      return 1;
 #endif
 #if defined(KOKKOS_ENABLE_THREADS)
-    case KP_EXEC_THREADS: return 1;
+    case KP_EXEC_THREADS:
+      return 1;
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
-    case KP_EXEC_OPENMP: return 1;
+    case KP_EXEC_OPENMP:
+      return 1;
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
-    case KP_EXEC_CUDA: return 1;
+    case KP_EXEC_CUDA:
+      return 1;
 #endif
 #if defined(KOKKOS_ENABLE_HPX)
-    case KP_EXEC_HPX: return 1;
+    case KP_EXEC_HPX:
+      return 1;
 #endif
 #if defined(KOKKOS_ENABLE_HIP)
-    case KP_EXEC_HIP: return 1;
+    case KP_EXEC_HIP:
+      return 1;
 #endif
 #if defined(KOKKOS_ENABLE_SYCL)
-    case KP_EXEC_SYCL: return 1;
+    case KP_EXEC_SYCL:
+      return 1;
 #endif
 #if defined(KOKKOS_ENABLE_OPENMPTARGET)
-    case KP_EXEC_OPENMP_TARGET: return 1;
+    case KP_EXEC_OPENMP_TARGET:
+      return 1;
 #endif
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
-extern "C" int kp_bridge_default_execution_space(void) {
-  return exec_index<Kokkos::DefaultExecutionSpace>();
-}
+extern "C" int kp_bridge_default_execution_space(void) { return exec_index<Kokkos::DefaultExecutionSpace>(); }
 
-extern "C" int kp_bridge_default_host_execution_space(void) {
-  return exec_index<Kokkos::DefaultHostExecutionSpace>();
-}
+extern "C" int kp_bridge_default_host_execution_space(void) { return exec_index<Kokkos::DefaultHostExecutionSpace>(); }
 
 // ---- memory ---------------------------------------------------------------------
 
-extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t bytes,
-                                        int zero, void **out, kp_error *err) {
+extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t bytes, int zero, void **out,
+                                        kp_error *err) {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
     return with_space(space, err, [&](auto sp) -> kp_status {
@@ -523,8 +540,8 @@ extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t byt
       if (zero && std::is_same_v<S, Kokkos::HostSpace>) {
         std::memset(p, 0, bytes);
       } else if (zero) {
-        Kokkos::View<unsigned char *, S, Kokkos::MemoryTraits<Kokkos::Unmanaged>> v(
-            static_cast<unsigned char *>(p), bytes);
+        Kokkos::View<unsigned char *, S, Kokkos::MemoryTraits<Kokkos::Unmanaged>> v(static_cast<unsigned char *>(p),
+                                                                                    bytes);
         Kokkos::deep_copy(v, static_cast<unsigned char>(0));
       }
       *out = p;
@@ -545,10 +562,8 @@ extern "C" kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err) {
   });
 }
 
-extern "C" kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *dst_label,
-                                          int src_space, const void *src,
-                                          const char *src_label, size_t bytes,
-                                          kp_error *err) {
+extern "C" kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *dst_label, int src_space,
+                                          const void *src, const char *src_label, size_t bytes, kp_error *err) {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
     return with_space(dst_space, err, [&](auto dsp) -> kp_status {
@@ -560,10 +575,9 @@ extern "C" kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *
         // the empty labels of unmanaged Views.
         const bool report = Kokkos::Tools::profileLibraryLoaded();
         if (report)
-          Kokkos::Tools::beginDeepCopy(Kokkos::Tools::make_space_handle(D::name()),
-                                       dst_label ? dst_label : "", dst,
-                                       Kokkos::Tools::make_space_handle(S::name()),
-                                       src_label ? src_label : "", src, bytes);
+          Kokkos::Tools::beginDeepCopy(Kokkos::Tools::make_space_handle(D::name()), dst_label ? dst_label : "", dst,
+                                       Kokkos::Tools::make_space_handle(S::name()), src_label ? src_label : "", src,
+                                       bytes);
 #if KOKKOS_VERSION >= 30600
         Kokkos::fence("kokkos.deep_copy: fence before copy");
         raw_copy<D, S>(dst, src, bytes);
@@ -580,10 +594,8 @@ extern "C" kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *
   });
 }
 
-extern "C" int kp_bridge_tools_begin_deep_copy(int dst_space, const char *dst_label,
-                                               const void *dst, int src_space,
-                                               const char *src_label, const void *src,
-                                               uint64_t bytes) {
+extern "C" int kp_bridge_tools_begin_deep_copy(int dst_space, const char *dst_label, const void *dst, int src_space,
+                                               const char *src_label, const void *src, uint64_t bytes) {
   int reported = 0;
   guarded(nullptr, [&]() -> kp_status {
     if (!Kokkos::Tools::profileLibraryLoaded()) return KP_OK;
@@ -591,10 +603,9 @@ extern "C" int kp_bridge_tools_begin_deep_copy(int dst_space, const char *dst_la
       return with_space(src_space, nullptr, [&](auto ssp) -> kp_status {
         using D = typename decltype(dsp)::type;
         using S = typename decltype(ssp)::type;
-        Kokkos::Tools::beginDeepCopy(Kokkos::Tools::make_space_handle(D::name()),
-                                     dst_label ? dst_label : "", dst,
-                                     Kokkos::Tools::make_space_handle(S::name()),
-                                     src_label ? src_label : "", src, bytes);
+        Kokkos::Tools::beginDeepCopy(Kokkos::Tools::make_space_handle(D::name()), dst_label ? dst_label : "", dst,
+                                     Kokkos::Tools::make_space_handle(S::name()), src_label ? src_label : "", src,
+                                     bytes);
         reported = 1;
         return KP_OK;
       });
@@ -610,10 +621,9 @@ extern "C" void kp_bridge_tools_end_deep_copy(void) {
   });
 }
 
-extern "C" kp_status kp_bridge_copy_strided(int space, size_t elem_size, int rank,
-                                            const int64_t *extents, void *dst,
-                                            const int64_t *dst_strides, const void *src,
-                                            const int64_t *src_strides, kp_error *err) {
+extern "C" kp_status kp_bridge_copy_strided(int space, size_t elem_size, int rank, const int64_t *extents, void *dst,
+                                            const int64_t *dst_strides, const void *src, const int64_t *src_strides,
+                                            kp_error *err) {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
     if (rank < 0 || rank > KP_MAX_RANK) return fail(err, KP_E_ARG, "rank out of range");
@@ -622,17 +632,14 @@ extern "C" kp_status kp_bridge_copy_strided(int space, size_t elem_size, int ran
     if (count == 0) return KP_OK;
     return with_space(space, err, [&](auto sp) -> kp_status {
       using S = typename decltype(sp)::type;
-      return with_element_size(elem_size, err, [&](auto n) -> kp_status {
-        return run_copy<S, decltype(n)::value>(shape, count, dst, src);
-      });
+      return with_element_size(
+          elem_size, err, [&](auto n) -> kp_status { return run_copy<S, decltype(n)::value>(shape, count, dst, src); });
     });
   });
 }
 
-extern "C" kp_status kp_bridge_fill(int space, size_t elem_size, int rank,
-                                    const int64_t *extents, void *dst,
-                                    const int64_t *dst_strides, const void *value,
-                                    kp_error *err) {
+extern "C" kp_status kp_bridge_fill(int space, size_t elem_size, int rank, const int64_t *extents, void *dst,
+                                    const int64_t *dst_strides, const void *value, kp_error *err) {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
     if (rank < 0 || rank > KP_MAX_RANK) return fail(err, KP_E_ARG, "rank out of range");

@@ -86,9 +86,7 @@ int kp_bridge_is_initialized(void);
  * itself has no is_finalized, as in 3.x). */
 int kp_bridge_is_finalized(void);
 /* Initializes Kokkos with argv (may be NULL) plus the given settings. */
-kp_status kp_bridge_initialize(int argc, char **argv,
-                               const kp_init_settings *settings,
-                               kp_error *err);
+kp_status kp_bridge_initialize(int argc, char **argv, const kp_init_settings *settings, kp_error *err);
 kp_status kp_bridge_finalize(kp_error *err);
 kp_status kp_bridge_fence(const char *label, kp_error *err);
 /* *out receives a malloc'd string; release it with free(). */
@@ -112,24 +110,20 @@ int kp_bridge_default_host_execution_space(void);
 
 /* Allocates bytes (> 0) in space through Kokkos with label, so Kokkos
  * Tools see it; zero-fills it when zero is set. */
-kp_status kp_bridge_allocate(int space, const char *label, size_t bytes,
-                             int zero, void **out, kp_error *err);
+kp_status kp_bridge_allocate(int space, const char *label, size_t bytes, int zero, void **out, kp_error *err);
 kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err);
 
 /* Copies bytes between any two available spaces (fences before and after,
  * reports a labelled deep-copy event to Kokkos Tools). */
-kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *dst_label,
-                               int src_space, const void *src,
-                               const char *src_label, size_t bytes,
-                               kp_error *err);
+kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *dst_label, int src_space, const void *src,
+                               const char *src_label, size_t bytes, kp_error *err);
 
 /* Strided element copy within one space, run by that space's execution
  * space. Strides are in elements and may be negative; the last dimension
  * varies fastest in the iteration order. elem_size is 1, 2, 4, 8 or 16. */
-kp_status kp_bridge_copy_strided(int space, size_t elem_size, int rank,
-                                 const int64_t *extents, void *dst,
-                                 const int64_t *dst_strides, const void *src,
-                                 const int64_t *src_strides, kp_error *err);
+kp_status kp_bridge_copy_strided(int space, size_t elem_size, int rank, const int64_t *extents, void *dst,
+                                 const int64_t *dst_strides, const void *src, const int64_t *src_strides,
+                                 kp_error *err);
 
 /* Reports to Kokkos Tools a deep copy that the core carries out without
  * Kokkos::deep_copy (host strided copies, strided kernels, staged copies,
@@ -138,18 +132,14 @@ kp_status kp_bridge_copy_strided(int space, size_t elem_size, int rank,
  * end_deep_copy. A fill reports the host as its source, labelled "Scalar".
  * begin returns 1 when a tool listens (the caller then calls end once the
  * copy is done), 0 when none does or a space is unknown. Never fails. */
-int kp_bridge_tools_begin_deep_copy(int dst_space, const char *dst_label,
-                                    const void *dst, int src_space,
-                                    const char *src_label, const void *src,
-                                    uint64_t bytes);
+int kp_bridge_tools_begin_deep_copy(int dst_space, const char *dst_label, const void *dst, int src_space,
+                                    const char *src_label, const void *src, uint64_t bytes);
 void kp_bridge_tools_end_deep_copy(void);
 
 /* Fills every element of a strided region with *value (elem_size bytes,
  * read on the host). */
-kp_status kp_bridge_fill(int space, size_t elem_size, int rank,
-                         const int64_t *extents, void *dst,
-                         const int64_t *dst_strides, const void *value,
-                         kp_error *err);
+kp_status kp_bridge_fill(int space, size_t elem_size, int rank, const int64_t *extents, void *dst,
+                         const int64_t *dst_strides, const void *value, kp_error *err);
 
 #ifdef __cplusplus
 }

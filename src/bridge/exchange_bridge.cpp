@@ -18,9 +18,7 @@ bool is_cuda_space(int arg_space) noexcept {
   return arg_space == KP_SPACE_CUDA || arg_space == KP_SPACE_CUDA_UVM || arg_space == KP_SPACE_CUDA_HOST_PINNED;
 }
 
-bool is_hip_space(int arg_space) noexcept {
-  return arg_space == KP_SPACE_HIP || arg_space == KP_SPACE_HIP_HOST_PINNED;
-}
+bool is_hip_space(int arg_space) noexcept { return arg_space == KP_SPACE_HIP || arg_space == KP_SPACE_HIP_HOST_PINNED; }
 
 #if defined(KOKKOS_ENABLE_CUDA)
 cudaStream_t cuda_stream_of(uintptr_t arg_stream) noexcept {
@@ -85,10 +83,14 @@ extern "C" int kp_bridge_pointer_space(const void *arg_ptr, int *arg_device_id) 
   }
   if (arg_device_id) *arg_device_id = attr.device;
   switch (attr.type) {
-    case cudaMemoryTypeDevice: return KP_SPACE_CUDA;
-    case cudaMemoryTypeManaged: return KP_SPACE_CUDA_UVM;
-    case cudaMemoryTypeHost: return KP_SPACE_CUDA_HOST_PINNED;
-    default: return -1;
+    case cudaMemoryTypeDevice:
+      return KP_SPACE_CUDA;
+    case cudaMemoryTypeManaged:
+      return KP_SPACE_CUDA_UVM;
+    case cudaMemoryTypeHost:
+      return KP_SPACE_CUDA_HOST_PINNED;
+    default:
+      return -1;
   }
 #else
   (void)arg_ptr;

@@ -63,8 +63,7 @@ kp_status guarded(kp_error *arg_err, F &&arg_f) noexcept {
 // Profiling calls may fence (a tool can require global fencing), which is
 // not allowed once Kokkos is finalized.
 kp_status require_not_finalized(kp_error *arg_err) noexcept {
-  if (kp_bridge_is_finalized())
-    return fail(arg_err, KP_E_STATE, "Kokkos has been finalized");
+  if (kp_bridge_is_finalized()) return fail(arg_err, KP_E_STATE, "Kokkos has been finalized");
   return KP_OK;
 }
 
@@ -88,8 +87,7 @@ void tr_init(const int arg_seq, const uint64_t arg_version, const uint32_t arg_c
   if (!g_handlers.init) return;
   kp_tools_device_info first{0};
   if (arg_info && arg_count > 0) first.device_id = arg_info->deviceID;
-  g_handlers.init(arg_seq, arg_version, arg_count,
-                  (arg_info && arg_count > 0) ? &first : nullptr);
+  g_handlers.init(arg_seq, arg_version, arg_count, (arg_info && arg_count > 0) ? &first : nullptr);
 }
 
 template <int E>
@@ -121,8 +119,8 @@ void tr_named(const char *arg_name) noexcept {
 }
 
 template <int E>
-void tr_data(const Kokkos_Profiling_SpaceHandle arg_space, const char *arg_label,
-             const void *arg_ptr, const uint64_t arg_size) noexcept {
+void tr_data(const Kokkos_Profiling_SpaceHandle arg_space, const char *arg_label, const void *arg_ptr,
+             const uint64_t arg_size) noexcept {
   if (!g_handlers.data) return;
   kp_tools_space_handle h = copy_handle(arg_space);
   g_handlers.data(E, &h, arg_label, arg_ptr, arg_size);
@@ -137,9 +135,9 @@ void tr_section(const uint32_t arg_id) noexcept {
   if (g_handlers.section) g_handlers.section(E, arg_id);
 }
 
-void tr_deep_copy(Kokkos_Profiling_SpaceHandle arg_dst_space, const char *arg_dst_label,
-                  const void *arg_dst, Kokkos_Profiling_SpaceHandle arg_src_space,
-                  const char *arg_src_label, const void *arg_src, uint64_t arg_size) noexcept {
+void tr_deep_copy(Kokkos_Profiling_SpaceHandle arg_dst_space, const char *arg_dst_label, const void *arg_dst,
+                  Kokkos_Profiling_SpaceHandle arg_src_space, const char *arg_src_label, const void *arg_src,
+                  uint64_t arg_size) noexcept {
   if (!g_handlers.deep_copy) return;
   kp_tools_space_handle d = copy_handle(arg_dst_space);
   kp_tools_space_handle s = copy_handle(arg_src_space);
@@ -162,8 +160,7 @@ void tr_tool_settings(const uint32_t arg_count, Kokkos_Tools_ToolSettings *arg_s
   arg_settings->requires_global_fencing = s.requires_global_fencing != 0;
 }
 
-void tr_programming_interface(const uint32_t arg_count,
-                              Kokkos_Tools_ToolProgrammingInterface arg_actions) noexcept {
+void tr_programming_interface(const uint32_t arg_count, Kokkos_Tools_ToolProgrammingInterface arg_actions) noexcept {
   g_tool_fence.store(arg_actions.fence);
   if (g_handlers.programming_interface) g_handlers.programming_interface(arg_count);
 }
@@ -175,7 +172,7 @@ void tr_programming_interface(const uint32_t arg_count,
 template <class Member, class Fn>
 void set_field(Member arg_member, Fn arg_fn) {
   KTE::EventSet events = KTE::get_callbacks();
-  events.*arg_member   = arg_fn;
+  events.*arg_member = arg_fn;
   KTE::set_callbacks(events);
 }
 
@@ -192,18 +189,16 @@ struct event_row {
   void *trampoline;
 };
 
-#define KOKKOS_PYTHON_EVENT(SETTER, FIELD, TRAMPOLINE)                                  \
-  event_row {                                                                           \
-    [](bool arg_on) { KTE::SETTER(arg_on ? TRAMPOLINE : nullptr); },                    \
-        [](const KTE::EventSet &arg_e) { return as_address(arg_e.FIELD); },             \
-        as_address(&TRAMPOLINE)                                                         \
+#define KOKKOS_PYTHON_EVENT(SETTER, FIELD, TRAMPOLINE)                                              \
+  event_row {                                                                                       \
+    [](bool arg_on) { KTE::SETTER(arg_on ? TRAMPOLINE : nullptr); },                                \
+        [](const KTE::EventSet &arg_e) { return as_address(arg_e.FIELD); }, as_address(&TRAMPOLINE) \
   }
 
-#define KOKKOS_PYTHON_EVENT_FIELD(FIELD, TYPE, TRAMPOLINE)                              \
-  event_row {                                                                           \
+#define KOKKOS_PYTHON_EVENT_FIELD(FIELD, TYPE, TRAMPOLINE)                                            \
+  event_row {                                                                                         \
     [](bool arg_on) { set_field(&KTE::EventSet::FIELD, arg_on ? TYPE(TRAMPOLINE) : TYPE(nullptr)); }, \
-        [](const KTE::EventSet &arg_e) { return as_address(arg_e.FIELD); },             \
-        as_address(&TRAMPOLINE)                                                         \
+        [](const KTE::EventSet &arg_e) { return as_address(arg_e.FIELD); }, as_address(&TRAMPOLINE)   \
   }
 
 const event_row g_events[KP_TOOLS_EVENT_COUNT] = {
@@ -211,54 +206,39 @@ const event_row g_events[KP_TOOLS_EVENT_COUNT] = {
     KOKKOS_PYTHON_EVENT(set_finalize_callback, finalize, tr_plain<KP_TOOLS_FINALIZE>),
     KOKKOS_PYTHON_EVENT(set_parse_args_callback, parse_args, tr_parse_args),
     KOKKOS_PYTHON_EVENT(set_print_help_callback, print_help, tr_print_help),
-    KOKKOS_PYTHON_EVENT(set_begin_parallel_for_callback, begin_parallel_for,
-                        tr_begin<KP_TOOLS_BEGIN_PARALLEL_FOR>),
-    KOKKOS_PYTHON_EVENT(set_end_parallel_for_callback, end_parallel_for,
-                        tr_end<KP_TOOLS_END_PARALLEL_FOR>),
+    KOKKOS_PYTHON_EVENT(set_begin_parallel_for_callback, begin_parallel_for, tr_begin<KP_TOOLS_BEGIN_PARALLEL_FOR>),
+    KOKKOS_PYTHON_EVENT(set_end_parallel_for_callback, end_parallel_for, tr_end<KP_TOOLS_END_PARALLEL_FOR>),
     KOKKOS_PYTHON_EVENT(set_begin_parallel_reduce_callback, begin_parallel_reduce,
                         tr_begin<KP_TOOLS_BEGIN_PARALLEL_REDUCE>),
-    KOKKOS_PYTHON_EVENT(set_end_parallel_reduce_callback, end_parallel_reduce,
-                        tr_end<KP_TOOLS_END_PARALLEL_REDUCE>),
-    KOKKOS_PYTHON_EVENT(set_begin_parallel_scan_callback, begin_parallel_scan,
-                        tr_begin<KP_TOOLS_BEGIN_PARALLEL_SCAN>),
-    KOKKOS_PYTHON_EVENT(set_end_parallel_scan_callback, end_parallel_scan,
-                        tr_end<KP_TOOLS_END_PARALLEL_SCAN>),
+    KOKKOS_PYTHON_EVENT(set_end_parallel_reduce_callback, end_parallel_reduce, tr_end<KP_TOOLS_END_PARALLEL_REDUCE>),
+    KOKKOS_PYTHON_EVENT(set_begin_parallel_scan_callback, begin_parallel_scan, tr_begin<KP_TOOLS_BEGIN_PARALLEL_SCAN>),
+    KOKKOS_PYTHON_EVENT(set_end_parallel_scan_callback, end_parallel_scan, tr_end<KP_TOOLS_END_PARALLEL_SCAN>),
     KOKKOS_PYTHON_EVENT(set_push_region_callback, push_region, tr_named<KP_TOOLS_PUSH_REGION>),
     KOKKOS_PYTHON_EVENT(set_pop_region_callback, pop_region, tr_plain<KP_TOOLS_POP_REGION>),
-    KOKKOS_PYTHON_EVENT(set_allocate_data_callback, allocate_data,
-                        tr_data<KP_TOOLS_ALLOCATE_DATA>),
-    KOKKOS_PYTHON_EVENT(set_deallocate_data_callback, deallocate_data,
-                        tr_data<KP_TOOLS_DEALLOCATE_DATA>),
-    KOKKOS_PYTHON_EVENT(set_create_profile_section_callback, create_profile_section,
-                        tr_create_section),
+    KOKKOS_PYTHON_EVENT(set_allocate_data_callback, allocate_data, tr_data<KP_TOOLS_ALLOCATE_DATA>),
+    KOKKOS_PYTHON_EVENT(set_deallocate_data_callback, deallocate_data, tr_data<KP_TOOLS_DEALLOCATE_DATA>),
+    KOKKOS_PYTHON_EVENT(set_create_profile_section_callback, create_profile_section, tr_create_section),
     KOKKOS_PYTHON_EVENT(set_start_profile_section_callback, start_profile_section,
                         tr_section<KP_TOOLS_START_PROFILE_SECTION>),
     KOKKOS_PYTHON_EVENT(set_stop_profile_section_callback, stop_profile_section,
                         tr_section<KP_TOOLS_STOP_PROFILE_SECTION>),
     KOKKOS_PYTHON_EVENT(set_destroy_profile_section_callback, destroy_profile_section,
                         tr_section<KP_TOOLS_DESTROY_PROFILE_SECTION>),
-    KOKKOS_PYTHON_EVENT(set_profile_event_callback, profile_event,
-                        tr_named<KP_TOOLS_PROFILE_EVENT>),
+    KOKKOS_PYTHON_EVENT(set_profile_event_callback, profile_event, tr_named<KP_TOOLS_PROFILE_EVENT>),
     KOKKOS_PYTHON_EVENT(set_begin_deep_copy_callback, begin_deep_copy, tr_deep_copy),
-    KOKKOS_PYTHON_EVENT(set_end_deep_copy_callback, end_deep_copy,
-                        tr_plain<KP_TOOLS_END_DEEP_COPY>),
+    KOKKOS_PYTHON_EVENT(set_end_deep_copy_callback, end_deep_copy, tr_plain<KP_TOOLS_END_DEEP_COPY>),
     KOKKOS_PYTHON_EVENT(set_begin_fence_callback, begin_fence, tr_begin<KP_TOOLS_BEGIN_FENCE>),
     KOKKOS_PYTHON_EVENT(set_end_fence_callback, end_fence, tr_end<KP_TOOLS_END_FENCE>),
-    KOKKOS_PYTHON_EVENT(set_dual_view_sync_callback, sync_dual_view,
-                        tr_dual_view<KP_TOOLS_DUAL_VIEW_SYNC>),
-    KOKKOS_PYTHON_EVENT(set_dual_view_modify_callback, modify_dual_view,
-                        tr_dual_view<KP_TOOLS_DUAL_VIEW_MODIFY>),
+    KOKKOS_PYTHON_EVENT(set_dual_view_sync_callback, sync_dual_view, tr_dual_view<KP_TOOLS_DUAL_VIEW_SYNC>),
+    KOKKOS_PYTHON_EVENT(set_dual_view_modify_callback, modify_dual_view, tr_dual_view<KP_TOOLS_DUAL_VIEW_MODIFY>),
     KOKKOS_PYTHON_EVENT(set_declare_metadata_callback, declare_metadata, tr_metadata),
 #if KOKKOS_VERSION >= 30600
-    KOKKOS_PYTHON_EVENT(set_request_tool_settings_callback, request_tool_settings,
-                        tr_tool_settings),
-    KOKKOS_PYTHON_EVENT(set_provide_tool_programming_interface_callback,
-                        provide_tool_programming_interface, tr_programming_interface),
+    KOKKOS_PYTHON_EVENT(set_request_tool_settings_callback, request_tool_settings, tr_tool_settings),
+    KOKKOS_PYTHON_EVENT(set_provide_tool_programming_interface_callback, provide_tool_programming_interface,
+                        tr_programming_interface),
 #else
-    KOKKOS_PYTHON_EVENT_FIELD(request_tool_settings, KTE::requestToolSettingsFunction,
-                              tr_tool_settings),
-    KOKKOS_PYTHON_EVENT_FIELD(provide_tool_programming_interface,
-                              KTE::provideToolProgrammingInterfaceFunction,
+    KOKKOS_PYTHON_EVENT_FIELD(request_tool_settings, KTE::requestToolSettingsFunction, tr_tool_settings),
+    KOKKOS_PYTHON_EVENT_FIELD(provide_tool_programming_interface, KTE::provideToolProgrammingInterfaceFunction,
                               tr_programming_interface),
 #endif
     // tuning: the trampolines are in tuning_bridge.cpp
@@ -268,10 +248,8 @@ const event_row g_events[KP_TOOLS_EVENT_COUNT] = {
                         kokkos_python::tuning::tr_declare_input_type),
     KOKKOS_PYTHON_EVENT(set_request_output_values_callback, request_output_values,
                         kokkos_python::tuning::tr_request_output_values),
-    KOKKOS_PYTHON_EVENT(set_begin_context_callback, begin_tuning_context,
-                        kokkos_python::tuning::tr_begin_context),
-    KOKKOS_PYTHON_EVENT(set_end_context_callback, end_tuning_context,
-                        kokkos_python::tuning::tr_end_context),
+    KOKKOS_PYTHON_EVENT(set_begin_context_callback, begin_tuning_context, kokkos_python::tuning::tr_begin_context),
+    KOKKOS_PYTHON_EVENT(set_end_context_callback, end_tuning_context, kokkos_python::tuning::tr_end_context),
     KOKKOS_PYTHON_EVENT(set_declare_optimization_goal_callback, declare_optimization_goal,
                         kokkos_python::tuning::tr_declare_optimization_goal),
 };
@@ -279,9 +257,7 @@ const event_row g_events[KP_TOOLS_EVENT_COUNT] = {
 #undef KOKKOS_PYTHON_EVENT
 #undef KOKKOS_PYTHON_EVENT_FIELD
 
-bool valid_event(int arg_event) noexcept {
-  return arg_event >= 0 && arg_event < KP_TOOLS_EVENT_COUNT;
-}
+bool valid_event(int arg_event) noexcept { return arg_event >= 0 && arg_event < KP_TOOLS_EVENT_COUNT; }
 
 }  // namespace
 }  // namespace kokkos_python::tools
@@ -309,7 +285,7 @@ extern "C" void kp_tools_bridge_slot(int event, kp_tools_slot_info *out) {
   std::memset(out, 0, sizeof(*out));
   if (!valid_event(event)) return;
   const KTE::EventSet events = KTE::get_callbacks();
-  void *fn                   = g_events[event].current(events);
+  void *fn = g_events[event].current(events);
   if (!fn) {
     out->slot = KP_TOOLS_SLOT_EMPTY;
     return;
@@ -318,22 +294,18 @@ extern "C" void kp_tools_bridge_slot(int event, kp_tools_slot_info *out) {
     out->slot = KP_TOOLS_SLOT_OURS;
     return;
   }
-  out->slot    = KP_TOOLS_SLOT_NATIVE;
+  out->slot = KP_TOOLS_SLOT_NATIVE;
   out->address = reinterpret_cast<uintptr_t>(fn);
 #if defined(KOKKOS_PYTHON_HAVE_DLADDR)
   Dl_info info;
   if (dladdr(fn, &info) != 0) {
-    if (info.dli_fname)
-      std::snprintf(out->library, sizeof(out->library), "%s", info.dli_fname);
-    if (info.dli_sname && info.dli_saddr == fn)
-      std::snprintf(out->symbol, sizeof(out->symbol), "%s", info.dli_sname);
+    if (info.dli_fname) std::snprintf(out->library, sizeof(out->library), "%s", info.dli_fname);
+    if (info.dli_sname && info.dli_saddr == fn) std::snprintf(out->symbol, sizeof(out->symbol), "%s", info.dli_sname);
   }
 #endif
 }
 
-extern "C" int kp_tools_bridge_profile_library_loaded(void) {
-  return Kokkos::Tools::profileLibraryLoaded() ? 1 : 0;
-}
+extern "C" int kp_tools_bridge_profile_library_loaded(void) { return Kokkos::Tools::profileLibraryLoaded() ? 1 : 0; }
 
 // ---- profiling calls -------------------------------------------------------------
 
@@ -353,8 +325,7 @@ extern "C" kp_status kp_tools_bridge_pop_region(kp_error *err) {
   });
 }
 
-extern "C" kp_status kp_tools_bridge_create_profile_section(const char *name, uint32_t *out_id,
-                                                            kp_error *err) {
+extern "C" kp_status kp_tools_bridge_create_profile_section(const char *name, uint32_t *out_id, kp_error *err) {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_not_finalized(err)) return s;
     uint32_t id = 0;
@@ -396,8 +367,7 @@ extern "C" kp_status kp_tools_bridge_mark_event(const char *name, kp_error *err)
   });
 }
 
-extern "C" kp_status kp_tools_bridge_declare_metadata(const char *key, const char *value,
-                                                      kp_error *err) {
+extern "C" kp_status kp_tools_bridge_declare_metadata(const char *key, const char *value, kp_error *err) {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_not_finalized(err)) return s;
     Kokkos::Tools::declareMetadata(std::string(key ? key : ""), std::string(value ? value : ""));
@@ -428,27 +398,22 @@ extern "C" void kp_tools_bridge_make_space_handle(const char *name, kp_tools_spa
   std::memset(out->name, 0, sizeof(out->name));
   if (!name) return;
   const Kokkos_Profiling_SpaceHandle h = Kokkos::Tools::make_space_handle(name);
-  *out                                 = copy_handle(h);
+  *out = copy_handle(h);
 }
 
 extern "C" kp_status kp_tools_bridge_tool_fence(uint32_t device_id, kp_error *err) {
   return guarded(err, [&]() -> kp_status {
     if (!Kokkos::is_initialized())
       return fail(err, KP_E_STATE,
-                  kp_bridge_is_finalized() ? "Kokkos has been finalized"
-                                           : "Kokkos is not initialized");
+                  kp_bridge_is_finalized() ? "Kokkos has been finalized" : "Kokkos is not initialized");
     auto fence = g_tool_fence.load();
-    if (!fence)
-      return fail(err, KP_E_UNAVAILABLE,
-                  "Kokkos has not provided its tool programming interface");
+    if (!fence) return fail(err, KP_E_UNAVAILABLE, "Kokkos has not provided its tool programming interface");
     fence(device_id);
     return KP_OK;
   });
 }
 
-extern "C" uint64_t kp_tools_bridge_interface_version(void) {
-  return static_cast<uint64_t>(KOKKOSP_INTERFACE_VERSION);
-}
+extern "C" uint64_t kp_tools_bridge_interface_version(void) { return static_cast<uint64_t>(KOKKOSP_INTERFACE_VERSION); }
 
 // ---- the original package's internal self-test ------------------------------
 

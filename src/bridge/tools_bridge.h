@@ -101,14 +101,12 @@ typedef struct kp_tools_handlers {
   /* push_region, profile_event */
   void (*named)(int event, const char *name);
   /* allocate_data, deallocate_data */
-  void (*data)(int event, const kp_tools_space_handle *space, const char *label, const void *ptr,
-               uint64_t size);
+  void (*data)(int event, const kp_tools_space_handle *space, const char *label, const void *ptr, uint64_t size);
   void (*create_section)(const char *name, uint32_t *out_id);
   /* start/stop/destroy_profile_section */
   void (*section)(int event, uint32_t id);
   void (*deep_copy)(const kp_tools_space_handle *dst_space, const char *dst_label, const void *dst_ptr,
-                    const kp_tools_space_handle *src_space, const char *src_label, const void *src_ptr,
-                    uint64_t size);
+                    const kp_tools_space_handle *src_space, const char *src_label, const void *src_ptr, uint64_t size);
   /* dual_view_sync (flag: to device), dual_view_modify (flag: on device) */
   void (*dual_view)(int event, const char *label, const void *ptr, int flag);
   void (*metadata)(const char *key, const char *value);
@@ -138,10 +136,10 @@ typedef enum kp_tools_slot {
 } kp_tools_slot;
 
 typedef struct kp_tools_slot_info {
-  int slot;                /* kp_tools_slot */
-  uintptr_t address;       /* the function, for NATIVE */
-  char library[512];       /* shared object holding it ("" if unknown) */
-  char symbol[128];        /* its name ("" if unknown) */
+  int slot;          /* kp_tools_slot */
+  uintptr_t address; /* the function, for NATIVE */
+  char library[512]; /* shared object holding it ("" if unknown) */
+  char symbol[128];  /* its name ("" if unknown) */
 } kp_tools_slot_info;
 
 void kp_tools_bridge_slot(int event, kp_tools_slot_info *out);

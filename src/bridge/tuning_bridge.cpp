@@ -40,16 +40,14 @@ namespace KTE = Kokkos::Tools::Experimental;
 
 // ---- layouts ------------------------------------------------------------------
 
-static_assert(KOKKOS_TOOLS_TUNING_STRING_LENGTH == KP_TUNING_STRING_SIZE,
-              "Kokkos' tuning string length changed");
+static_assert(KOKKOS_TOOLS_TUNING_STRING_LENGTH == KP_TUNING_STRING_SIZE, "Kokkos' tuning string length changed");
 static_assert(sizeof(KTE::TuningString) == KP_TUNING_STRING_SIZE, "Kokkos' TuningString changed");
 // The enums' numbers are Kokkos' (compared as ints: they are distinct types).
 constexpr bool same(int arg_kokkos, int arg_ours) { return arg_kokkos == arg_ours; }
 static_assert(same(kokkos_value_double, KP_TUNING_DOUBLE) && same(kokkos_value_int64, KP_TUNING_INT64) &&
                   same(kokkos_value_string, KP_TUNING_STRING),
               "Kokkos' ValueType numbers changed");
-static_assert(same(kokkos_value_categorical, KP_TUNING_CATEGORICAL) &&
-                  same(kokkos_value_ordinal, KP_TUNING_ORDINAL) &&
+static_assert(same(kokkos_value_categorical, KP_TUNING_CATEGORICAL) && same(kokkos_value_ordinal, KP_TUNING_ORDINAL) &&
                   same(kokkos_value_interval, KP_TUNING_INTERVAL) && same(kokkos_value_ratio, KP_TUNING_RATIO),
               "Kokkos' StatisticalCategory numbers changed");
 static_assert(same(kokkos_value_set, KP_TUNING_SET) && same(kokkos_value_range, KP_TUNING_RANGE) &&
@@ -81,8 +79,7 @@ void copy_string(char *arg_dst, const char *arg_src) noexcept {
 }
 
 // Copies the member of type arg_type (all bytes when the type is unknown).
-void copy_value(kp_tuning_value &arg_dst, const Kokkos_Tools_VariableValue_ValueUnion &arg_src,
-                int arg_type) noexcept {
+void copy_value(kp_tuning_value &arg_dst, const Kokkos_Tools_VariableValue_ValueUnion &arg_src, int arg_type) noexcept {
   static_assert(sizeof(kp_tuning_value) == sizeof(Kokkos_Tools_VariableValue_ValueUnion),
                 "the value unions must have one size");
   if (arg_type == KP_TUNING_STRING)
@@ -91,8 +88,7 @@ void copy_value(kp_tuning_value &arg_dst, const Kokkos_Tools_VariableValue_Value
     std::memcpy(&arg_dst, &arg_src, sizeof(arg_dst));
 }
 
-void copy_value(Kokkos_Tools_VariableValue_ValueUnion &arg_dst, const kp_tuning_value &arg_src,
-                int arg_type) noexcept {
+void copy_value(Kokkos_Tools_VariableValue_ValueUnion &arg_dst, const kp_tuning_value &arg_src, int arg_type) noexcept {
   if (arg_type == KP_TUNING_STRING)
     copy_string(arg_dst.string_value, arg_src.string_value);
   else
@@ -111,10 +107,10 @@ struct declared {
   std::vector<std::array<char, KP_TUNING_STRING_SIZE>> m_strings;
 
   explicit declared(const kp_tuning_info &arg_info) {
-    m_info     = arg_info;
+    m_info = arg_info;
     m_info.set_values = nullptr;
-    m_kokkos.type          = static_cast<KTE::ValueType>(arg_info.type);
-    m_kokkos.category      = static_cast<KTE::StatisticalCategory>(arg_info.category);
+    m_kokkos.type = static_cast<KTE::ValueType>(arg_info.type);
+    m_kokkos.category = static_cast<KTE::StatisticalCategory>(arg_info.category);
     m_kokkos.valueQuantity = static_cast<KTE::CandidateValueType>(arg_info.quantity);
     m_kokkos.toolProvidedInfo = nullptr;
     if (arg_info.quantity == KP_TUNING_SET) {
@@ -136,8 +132,7 @@ struct declared {
         m_strings.resize(n);
         for (size_t i = 0; i < n; ++i) copy_string(m_strings[i].data(), v[i]);
         m_info.set_values = m_strings.data();
-        m_kokkos.candidates.set.values.string_value =
-            reinterpret_cast<KTE::TuningString *>(m_strings.data());
+        m_kokkos.candidates.set.values.string_value = reinterpret_cast<KTE::TuningString *>(m_strings.data());
       }
     } else if (arg_info.quantity == KP_TUNING_RANGE) {
       auto &r = m_kokkos.candidates.range;
@@ -154,7 +149,7 @@ struct declared {
 // Kokkos', valid while arg_k is).
 kp_tuning_info view_of(const KTE::VariableInfo &arg_k) noexcept {
   kp_tuning_info info{};
-  info.type     = static_cast<int>(arg_k.type);
+  info.type = static_cast<int>(arg_k.type);
   info.category = static_cast<int>(arg_k.category);
   info.quantity = static_cast<int>(arg_k.valueQuantity);
   if (info.quantity == KP_TUNING_SET) {
@@ -222,8 +217,8 @@ kp_tuning_handlers g_handlers{};
 kp_tuning_variable variable_of(const KTE::VariableValue &arg_v, kp_tuning_info &arg_info_storage) {
   kp_tuning_variable out{};
   out.type_id = arg_v.type_id;
-  out.type    = -1;
-  out.info    = nullptr;
+  out.type = -1;
+  out.info = nullptr;
   if (arg_v.metadata) {
     arg_info_storage = view_of(*arg_v.metadata);
     if (valid_info(arg_info_storage)) {
@@ -262,12 +257,11 @@ void tr_declare_input_type(const char *arg_name, const size_t arg_id, KTE::Varia
   declare_type(0, arg_name, arg_id, arg_info);
 }
 
-void tr_request_output_values(const size_t arg_context, const size_t arg_n_inputs,
-                              const KTE::VariableValue *arg_inputs, const size_t arg_n_outputs,
-                              KTE::VariableValue *arg_outputs) noexcept {
+void tr_request_output_values(const size_t arg_context, const size_t arg_n_inputs, const KTE::VariableValue *arg_inputs,
+                              const size_t arg_n_outputs, KTE::VariableValue *arg_outputs) noexcept {
   if (!g_handlers.request_values) return;
   try {
-    const size_t n_in  = arg_inputs ? arg_n_inputs : 0;
+    const size_t n_in = arg_inputs ? arg_n_inputs : 0;
     const size_t n_out = arg_outputs ? arg_n_outputs : 0;
     std::vector<kp_tuning_info> infos(n_in + n_out);
     std::vector<kp_tuning_variable> in(n_in), out(n_out);
@@ -331,12 +325,12 @@ extern "C" kp_status kp_tuning_bridge_declare_type(int output, const char *name,
   if (!info || !valid_info(*info)) return fail(err, KP_E_ARG, "invalid variable description");
   return guarded(err, [&]() -> kp_status {
     const std::string label(name ? name : "");
-    auto d          = std::make_unique<declared>(*info);
+    auto d = std::make_unique<declared>(*info);
     declared *entry = d.get();
     // Kokkos counts the id (and, with tuning, calls the callback and keeps
     // a copy of the description pointing at entry's candidates).
-    const size_t id = output ? KTE::declare_output_type(label, entry->m_kokkos)
-                             : KTE::declare_input_type(label, entry->m_kokkos);
+    const size_t id =
+        output ? KTE::declare_output_type(label, entry->m_kokkos) : KTE::declare_input_type(label, entry->m_kokkos);
     {
       registry &r = the_registry();
       std::lock_guard<std::mutex> lock(r.m_mutex);
@@ -362,7 +356,7 @@ std::vector<KTE::VariableValue> to_kokkos(size_t arg_n, const kp_tuning_variable
   for (size_t i = 0; i < arg_n; ++i) {
     std::memset(&out[i], 0, sizeof(out[i]));
     out[i].type_id = arg_v[i].type_id;
-    declared *d    = lookup(arg_v[i].type_id);
+    declared *d = lookup(arg_v[i].type_id);
     const int type = d ? d->m_info.type : arg_v[i].type;
     copy_value(out[i].value, arg_v[i].value, type);
     out[i].metadata = d ? &d->m_kokkos : nullptr;
@@ -376,7 +370,7 @@ extern "C" kp_status kp_tuning_bridge_request_output_values(size_t context_id, s
                                                             kp_tuning_variable *outputs, kp_error *err) {
   if ((n_inputs && !inputs) || (n_outputs && !outputs)) return fail(err, KP_E_ARG, "no values");
   return guarded(err, [&]() -> kp_status {
-    std::vector<KTE::VariableValue> in  = to_kokkos(n_inputs, inputs);
+    std::vector<KTE::VariableValue> in = to_kokkos(n_inputs, inputs);
     std::vector<KTE::VariableValue> out = to_kokkos(n_outputs, outputs);
     if (kokkos_tunes) {
       KTE::set_input_values(context_id, in.size(), in.data());
@@ -391,7 +385,7 @@ extern "C" kp_status kp_tuning_bridge_request_output_values(size_t context_id, s
       if (fn) fn(context_id, in.size(), in.data(), out.size(), out.data());
     }
     for (size_t i = 0; i < n_outputs; ++i) {
-      declared *d    = lookup(outputs[i].type_id);
+      declared *d = lookup(outputs[i].type_id);
       const int type = d ? d->m_info.type : outputs[i].type;
       copy_value(outputs[i].value, out[i].value, type);
     }
@@ -432,13 +426,13 @@ extern "C" kp_status kp_tuning_bridge_end_context(size_t context_id, kp_error *e
 }
 
 extern "C" kp_status kp_tuning_bridge_declare_optimization_goal(size_t context_id, size_t type_id, int goal,
-                                                               kp_error *err) {
+                                                                kp_error *err) {
   if (goal != KP_TUNING_MINIMIZE && goal != KP_TUNING_MAXIMIZE)
     return fail(err, KP_E_ARG, "goal must be Minimize (0) or Maximize (1)");
   return guarded(err, [&]() -> kp_status {
     KTE::OptimizationGoal g;
     g.type_id = type_id;
-    g.goal    = static_cast<decltype(g.goal)>(goal);
+    g.goal = static_cast<decltype(g.goal)>(goal);
     if (kokkos_tunes) {
       KTE::declare_optimization_goal(context_id, g);
       return KP_OK;

@@ -89,7 +89,7 @@ typedef struct kp_tuning_info {
 /* A variable's value (Kokkos_Tools_VariableValue). */
 typedef struct kp_tuning_variable {
   size_t type_id;
-  int type;                   /* kp_tuning_type, or -1 when nobody said */
+  int type; /* kp_tuning_type, or -1 when nobody said */
   kp_tuning_value value;
   const kp_tuning_info *info; /* Kokkos' metadata; NULL if it gave none */
 } kp_tuning_variable;
@@ -101,8 +101,8 @@ typedef struct kp_tuning_handlers {
   void (*declare_type)(int output, const char *name, size_t id, const kp_tuning_info *info);
   /* request_output_values: the handler may change outputs[i].value (of
    * outputs[i].type); the bridge hands them back to Kokkos. */
-  void (*request_values)(size_t context_id, size_t n_inputs, const kp_tuning_variable *inputs,
-                         size_t n_outputs, kp_tuning_variable *outputs);
+  void (*request_values)(size_t context_id, size_t n_inputs, const kp_tuning_variable *inputs, size_t n_outputs,
+                         kp_tuning_variable *outputs);
   void (*begin_context)(size_t context_id);
   /* end_context: value is the context's optimization goal's value. */
   void (*end_context)(size_t context_id, const kp_tuning_variable *value);
@@ -130,22 +130,20 @@ int kp_tuning_bridge_have_tuning_tool(void);
  * declare_input_type: the variable's id in *out_id. The bridge keeps a copy
  * of info (its candidates included) for the life of the process, since
  * Kokkos keeps pointers to them. */
-kp_status kp_tuning_bridge_declare_type(int output, const char *name, const kp_tuning_info *info,
-                                        size_t *out_id, kp_error *err);
+kp_status kp_tuning_bridge_declare_type(int output, const char *name, const kp_tuning_info *info, size_t *out_id,
+                                        kp_error *err);
 
 /* set_input_values(context_id, inputs) then request_output_values(
  * context_id, outputs): the tuner's choices land in outputs[i].value. Each
  * variable's type is what its declaration said (type -1 entries take it
  * from there; unknown ids keep their own). */
-kp_status kp_tuning_bridge_request_output_values(size_t context_id, size_t n_inputs,
-                                                 kp_tuning_variable *inputs, size_t n_outputs,
-                                                 kp_tuning_variable *outputs, kp_error *err);
+kp_status kp_tuning_bridge_request_output_values(size_t context_id, size_t n_inputs, kp_tuning_variable *inputs,
+                                                 size_t n_outputs, kp_tuning_variable *outputs, kp_error *err);
 
 /* begin_context / end_context / declare_optimization_goal. */
 kp_status kp_tuning_bridge_begin_context(size_t context_id, kp_error *err);
 kp_status kp_tuning_bridge_end_context(size_t context_id, kp_error *err);
-kp_status kp_tuning_bridge_declare_optimization_goal(size_t context_id, size_t type_id, int goal,
-                                                     kp_error *err);
+kp_status kp_tuning_bridge_declare_optimization_goal(size_t context_id, size_t type_id, int goal, kp_error *err);
 
 /* The declared type of variable id (kp_tuning_type), or -1 if this process
  * has not seen its declaration. */

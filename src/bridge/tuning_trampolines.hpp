@@ -16,12 +16,10 @@ void tr_declare_output_type(const char *arg_name, const size_t arg_id,
 void tr_declare_input_type(const char *arg_name, const size_t arg_id,
                            Kokkos::Tools::Experimental::VariableInfo *arg_info) noexcept;
 void tr_request_output_values(const size_t arg_context, const size_t arg_n_inputs,
-                              const Kokkos::Tools::Experimental::VariableValue *arg_inputs,
-                              const size_t arg_n_outputs,
+                              const Kokkos::Tools::Experimental::VariableValue *arg_inputs, const size_t arg_n_outputs,
                               Kokkos::Tools::Experimental::VariableValue *arg_outputs) noexcept;
 void tr_begin_context(const size_t arg_context) noexcept;
-void tr_end_context(const size_t arg_context,
-                    Kokkos::Tools::Experimental::VariableValue arg_value) noexcept;
+void tr_end_context(const size_t arg_context, Kokkos::Tools::Experimental::VariableValue arg_value) noexcept;
 void tr_declare_optimization_goal(const size_t arg_context,
                                   const Kokkos::Tools::Experimental::OptimizationGoal arg_goal) noexcept;
 

@@ -31,7 +31,8 @@ int kp_view_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   int c = kp_view_is_c_contiguous(v), f = kp_view_is_f_contiguous(v);
   if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c) return buffer_error(v, "it is not C-contiguous");
   if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !f) return buffer_error(v, "it is not Fortran-contiguous");
-  if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c && !f) return buffer_error(v, "it is not contiguous");
+  if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c && !f)
+    return buffer_error(v, "it is not contiguous");
   if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c)
     return buffer_error(v, "it is not C-contiguous and the consumer did not ask for strides");
   Py_ssize_t itemsize = kp_dtypes[v->dtype].itemsize;
@@ -81,13 +82,14 @@ PyObject *kp_view_array_interface(kp_view *v, void *closure) {
     }
     for (int r = 0; r < v->rank; ++r) PyTuple_SET_ITEM(strides, r, PyLong_FromSsize_t(v->byte_strides[r]));
   }
-  return Py_BuildValue("{sNsNsss(NO)si}", "shape", shape, "strides", strides, "typestr", kp_dtypes[v->dtype].typestr, "data",
-                       PyLong_FromVoidPtr(v->data), v->readonly ? Py_True : Py_False, "version", 3);
+  return Py_BuildValue("{sNsNsss(NO)si}", "shape", shape, "strides", strides, "typestr", kp_dtypes[v->dtype].typestr,
+                       "data", PyLong_FromVoidPtr(v->data), v->readonly ? Py_True : Py_False, "version", 3);
 }
 
 /* ---- import ---------------------------------------------------------------------------- */
 
-static int bytes_to_elements(const Py_ssize_t *bytes, int rank, Py_ssize_t itemsize, Py_ssize_t *out, const char *where) {
+static int bytes_to_elements(const Py_ssize_t *bytes, int rank, Py_ssize_t itemsize, Py_ssize_t *out,
+                             const char *where) {
   for (int r = 0; r < rank; ++r) {
     if (bytes[r] % itemsize != 0) {
       PyErr_Format(PyExc_ValueError,
@@ -101,20 +103,23 @@ static int bytes_to_elements(const Py_ssize_t *bytes, int rank, Py_ssize_t items
   return 0;
 }
 
-static kp_view *wrap_buffer(kp_state *st, PyObject *obj, int writable, PyObject *label, int dynamic, const char *where) {
+static kp_view *wrap_buffer(kp_state *st, PyObject *obj, int writable, PyObject *label, int dynamic,
+                            const char *where) {
   Py_buffer buf;
   if (PyObject_GetBuffer(obj, &buf, PyBUF_RECORDS_RO) < 0) return NULL;
   if (writable && buf.readonly) {
     PyBuffer_Release(&buf);
-    PyErr_Format(PyExc_BufferError, "%s: the %.100s is read-only, but a writable View was asked for", where, Py_TYPE(obj)->tp_name);
+    PyErr_Format(PyExc_BufferError, "%s: the %.100s is read-only, but a writable View was asked for", where,
+                 Py_TYPE(obj)->tp_name);
     return NULL;
   }
   int dtype = kp_dtype_from_format(buf.format, buf.itemsize);
   if (dtype < 0 || kp_dtypes[dtype].itemsize != buf.itemsize) {
-    PyErr_Format(PyExc_TypeError,
-                 "%s: element format '%s' (itemsize %zd) is not supported by Kokkos Views (supported: bool, int8..int64, "
-                 "uint8..uint64, float16, float32, float64, complex64, complex128, native byte order)",
-                 where, buf.format ? buf.format : "B", buf.itemsize);
+    PyErr_Format(
+        PyExc_TypeError,
+        "%s: element format '%s' (itemsize %zd) is not supported by Kokkos Views (supported: bool, int8..int64, "
+        "uint8..uint64, float16, float32, float64, complex64, complex128, native byte order)",
+        where, buf.format ? buf.format : "B", buf.itemsize);
     PyBuffer_Release(&buf);
     return NULL;
   }
@@ -126,8 +131,10 @@ static kp_view *wrap_buffer(kp_state *st, PyObject *obj, int writable, PyObject 
   }
   int rank = buf.ndim;
   Py_ssize_t shape[KP_MAX_RANK], strides[KP_MAX_RANK];
-  if (buf.shape) memcpy(shape, buf.shape, sizeof(Py_ssize_t) * (size_t)rank);
-  else if (rank == 1) shape[0] = buf.len / buf.itemsize;
+  if (buf.shape)
+    memcpy(shape, buf.shape, sizeof(Py_ssize_t) * (size_t)rank);
+  else if (rank == 1)
+    shape[0] = buf.len / buf.itemsize;
   if (buf.strides) {
     if (bytes_to_elements(buf.strides, rank, buf.itemsize, strides, where) < 0) {
       PyBuffer_Release(&buf);
@@ -140,8 +147,8 @@ static kp_view *wrap_buffer(kp_state *st, PyObject *obj, int writable, PyObject 
   int readonly = buf.readonly;
   kp_owner *owner = kp_owner_from_pyobject(st, KP_SPACE_HOST, data, NULL, &buf);
   if (!owner) return NULL;
-  kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, data, rank, shape, strides, dtype,
-                            KP_SPACE_HOST, KP_TRAIT_UNMANAGED, readonly, label);
+  kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, data, rank, shape, strides,
+                            dtype, KP_SPACE_HOST, KP_TRAIT_UNMANAGED, readonly, label);
   Py_DECREF(owner);
   return v;
 }
@@ -179,8 +186,8 @@ static int int_tuple(PyObject *t, Py_ssize_t *out, int *rank, const char *what, 
 static kp_view *wrap_array_interface_dict(kp_state *st, PyObject *obj, PyObject *ai, int writable, PyObject *label,
                                           int dynamic, const char *where);
 
-static kp_view *wrap_array_interface(kp_state *st, PyObject *obj, PyObject *ai, int writable, PyObject *label, int dynamic,
-                                     const char *where) {
+static kp_view *wrap_array_interface(kp_state *st, PyObject *obj, PyObject *ai, int writable, PyObject *label,
+                                     int dynamic, const char *where) {
   if (!PyDict_Check(ai)) {
     PyErr_Format(PyExc_TypeError, "%s: __array_interface__ must be a dict", where);
     return NULL;
@@ -222,7 +229,8 @@ static kp_view *wrap_array_interface_dict(kp_state *st, PyObject *obj, PyObject 
   Py_ssize_t shape[KP_MAX_RANK], strides[KP_MAX_RANK], bstrides[KP_MAX_RANK];
   if (int_tuple(shape_o, shape, &rank, "shape", where) < 0) return NULL;
   if (dynamic && rank > KP_MAX_RANK - 1) {
-    PyErr_Format(PyExc_ValueError, "%s: rank %d is larger than the maximum %d of a DynRankView", where, rank, KP_MAX_RANK - 1);
+    PyErr_Format(PyExc_ValueError, "%s: rank %d is larger than the maximum %d of a DynRankView", where, rank,
+                 KP_MAX_RANK - 1);
     return NULL;
   }
   for (int r = 0; r < rank; ++r)
@@ -274,8 +282,8 @@ static kp_view *wrap_array_interface_dict(kp_state *st, PyObject *obj, PyObject 
   }
   kp_owner *owner = kp_owner_from_pyobject(st, KP_SPACE_HOST, ptr, obj, NULL);
   if (!owner) return NULL;
-  kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, ptr, rank, shape, strides, dtype,
-                            KP_SPACE_HOST, KP_TRAIT_UNMANAGED, readonly, label);
+  kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, ptr, rank, shape, strides,
+                            dtype, KP_SPACE_HOST, KP_TRAIT_UNMANAGED, readonly, label);
   Py_DECREF(owner);
   return v;
 }
@@ -290,7 +298,8 @@ kp_view *kp_view_from_buffer_object(kp_state *st, PyObject *obj, int writable, P
     Py_DECREF(ai);
     return v;
   }
-  PyErr_Format(PyExc_TypeError, "%s: cannot use %.100s as View memory: it exposes neither the buffer protocol nor __array_interface__",
+  PyErr_Format(PyExc_TypeError,
+               "%s: cannot use %.100s as View memory: it exposes neither the buffer protocol nor __array_interface__",
                where, Py_TYPE(obj)->tp_name);
   return NULL;
 }
@@ -318,8 +327,8 @@ PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs) 
     kp_view *src = (kp_view *)args[0];
     if (kp_view_check_released(src)) return NULL;
     if (dynamic && src->rank > KP_MAX_RANK - 1) {
-      PyErr_Format(PyExc_ValueError, "kokkos.array(): rank %d is larger than the maximum %d of a DynRankView", src->rank,
-                   KP_MAX_RANK - 1);
+      PyErr_Format(PyExc_ValueError, "kokkos.array(): rank %d is larger than the maximum %d of a DynRankView",
+                   src->rank, KP_MAX_RANK - 1);
       return NULL;
     }
     if (writable && src->readonly) {

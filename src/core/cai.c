@@ -49,7 +49,8 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure) {
     kp_error err = {{0}};
     kp_status s;
     Py_BEGIN_ALLOW_THREADS s = kp_bridge_fence("kokkos.View.__cuda_array_interface__", &err);
-    Py_END_ALLOW_THREADS if (s != KP_OK) return kp_raise_bridge(s, &err, "View.__cuda_array_interface__") < 0 ? NULL : NULL;
+    Py_END_ALLOW_THREADS if (s != KP_OK) return kp_raise_bridge(s, &err, "View.__cuda_array_interface__") < 0 ? NULL
+                                                                                                              : NULL;
     /* The fence ran without the GIL: another thread may have finalized. */
     if (kp_view_check_released(v)) return NULL;
   }
@@ -81,8 +82,8 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure) {
   if (!data) goto done;
   descr = Py_BuildValue("[(ss)]", "", kp_dtypes[v->dtype].typestr);
   if (!descr) goto done;
-  res = Py_BuildValue("{sOsssOsOsOsisO}", "shape", shape, "typestr", kp_dtypes[v->dtype].typestr, "data", data, "strides",
-                      strides, "descr", descr, "version", 3, "stream", Py_None);
+  res = Py_BuildValue("{sOsssOsOsOsisO}", "shape", shape, "typestr", kp_dtypes[v->dtype].typestr, "data", data,
+                      "strides", strides, "descr", descr, "version", 3, "stream", Py_None);
 done:
   Py_XDECREF(shape);
   Py_XDECREF(strides);
@@ -97,8 +98,7 @@ done:
  * no error when optional and absent). */
 static PyObject *cai_item(PyObject *d, const char *key, int required, const char *where) {
   PyObject *item = PyDict_GetItemString(d, key); /* borrowed, never raises */
-  if (!item && required)
-    PyErr_Format(PyExc_ValueError, "%s: __cuda_array_interface__ has no '%s' entry", where, key);
+  if (!item && required) PyErr_Format(PyExc_ValueError, "%s: __cuda_array_interface__ has no '%s' entry", where, key);
   return item;
 }
 
@@ -127,8 +127,10 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
     goto done;
   }
   if (mask && mask != Py_None) {
-    PyErr_Format(PyExc_BufferError, "%s: masked CUDA arrays (a 'mask' in __cuda_array_interface__) cannot be Views; fill "
-                 "the masked elements first", where);
+    PyErr_Format(PyExc_BufferError,
+                 "%s: masked CUDA arrays (a 'mask' in __cuda_array_interface__) cannot be Views; fill "
+                 "the masked elements first",
+                 where);
     goto done;
   }
   if (!PyUnicode_Check(typestr)) {
@@ -140,8 +142,10 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
   if (!ts) goto done;
   int dtype = kp_dtype_from_typestr(ts);
   if (dtype < 0) {
-    PyErr_Format(PyExc_BufferError, "%s: element type %R has no Kokkos View dtype (supported: bool, int8..int64, "
-                 "uint8..uint64, float16, float32, float64, complex64, complex128, little-endian)", where, typestr);
+    PyErr_Format(PyExc_BufferError,
+                 "%s: element type %R has no Kokkos View dtype (supported: bool, int8..int64, "
+                 "uint8..uint64, float16, float32, float64, complex64, complex128, little-endian)",
+                 where, typestr);
     goto done;
   }
   Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
@@ -154,7 +158,8 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
   }
   Py_ssize_t rank = PySequence_Fast_GET_SIZE(shape_seq);
   if (rank > KP_MAX_RANK) {
-    PyErr_Format(PyExc_BufferError, "%s: a rank-%zd array exceeds Kokkos' maximum View rank %d", where, rank, KP_MAX_RANK);
+    PyErr_Format(PyExc_BufferError, "%s: a rank-%zd array exceeds Kokkos' maximum View rank %d", where, rank,
+                 KP_MAX_RANK);
     goto done;
   }
   Py_ssize_t ext[KP_MAX_RANK], str[KP_MAX_RANK];
@@ -171,8 +176,9 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
   } else {
     strides_seq = PySequence_Fast(strides, "");
     if (!strides_seq) {
-      PyErr_Format(PyExc_TypeError, "%s: __cuda_array_interface__['strides'] must be None or a tuple of ints, got %.100s",
-                   where, Py_TYPE(strides)->tp_name);
+      PyErr_Format(PyExc_TypeError,
+                   "%s: __cuda_array_interface__['strides'] must be None or a tuple of ints, got %.100s", where,
+                   Py_TYPE(strides)->tp_name);
       goto done;
     }
     if (PySequence_Fast_GET_SIZE(strides_seq) != rank) {
@@ -184,7 +190,8 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
       Py_ssize_t b = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(strides_seq, r));
       if (b == -1 && PyErr_Occurred()) goto done;
       if (b % itemsize != 0) {
-        PyErr_Format(PyExc_BufferError, "%s: byte stride %zd (dimension %zd) is not a multiple of the %zd-byte element "
+        PyErr_Format(PyExc_BufferError,
+                     "%s: byte stride %zd (dimension %zd) is not a multiple of the %zd-byte element "
                      "size; Kokkos View strides count elements (copy the array into a contiguous one first)",
                      where, b, r, itemsize);
         goto done;
@@ -214,8 +221,10 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
     stream_value = PyLong_AsLongLong(stream);
     if (stream_value == -1 && PyErr_Occurred()) goto done;
     if (stream_value == 0) {
-      PyErr_Format(PyExc_ValueError, "%s: __cuda_array_interface__['stream'] is 0, which the interface forbids (1 is the "
-                   "legacy default stream, 2 the per-thread default stream)", where);
+      PyErr_Format(PyExc_ValueError,
+                   "%s: __cuda_array_interface__['stream'] is 0, which the interface forbids (1 is the "
+                   "legacy default stream, 2 the per-thread default stream)",
+                   where);
       goto done;
     }
   }
@@ -230,7 +239,8 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
 
   /* Which CUDA memory this is: the runtime knows (device, managed, pinned). */
   if (!kp_bridge_space_available(KP_SPACE_CUDA)) {
-    PyErr_Format(PyExc_BufferError, "%s: %.100s holds CUDA memory, but this Kokkos has no CUDA backend (CudaSpace is not "
+    PyErr_Format(PyExc_BufferError,
+                 "%s: %.100s holds CUDA memory, but this Kokkos has no CUDA backend (CudaSpace is not "
                  "enabled); copy the array to the host first (e.g. numpy.asarray(cupy_array.get()))",
                  where, Py_TYPE(obj)->tp_name);
     goto done;
@@ -239,21 +249,27 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
   if (ptr) {
     space = kp_bridge_pointer_space(ptr, &device);
     if (space < 0) {
-      PyErr_Format(PyExc_BufferError, "%s: address %p of %.100s's __cuda_array_interface__ is not memory the CUDA runtime "
-                   "knows (device, managed or pinned host memory)", where, ptr, Py_TYPE(obj)->tp_name);
+      PyErr_Format(PyExc_BufferError,
+                   "%s: address %p of %.100s's __cuda_array_interface__ is not memory the CUDA runtime "
+                   "knows (device, managed or pinned host memory)",
+                   where, ptr, Py_TYPE(obj)->tp_name);
       goto done;
     }
     if (kp_space_check_available(space, where) < 0) goto done;
     int kid = kp_bridge_device_id(space);
     if (space == KP_SPACE_CUDA && device != kid) {
-      PyErr_Format(PyExc_BufferError, "%s: the array lives on CUDA device %d, but Kokkos runs on device %d; move it to "
-                   "device %d first", where, device, kid, kid);
+      PyErr_Format(PyExc_BufferError,
+                   "%s: the array lives on CUDA device %d, but Kokkos runs on device %d; move it to "
+                   "device %d first",
+                   where, device, kid, kid);
       goto done;
     }
     size_t align = (size_t)(itemsize > 8 ? 8 : itemsize);
     if (bytes > 0 && ((uintptr_t)ptr) % align) {
-      PyErr_Format(PyExc_BufferError, "%s: address %p is not aligned to the %zd-byte elements; Kokkos Views need aligned "
-                   "data", where, ptr, itemsize);
+      PyErr_Format(PyExc_BufferError,
+                   "%s: address %p is not aligned to the %zd-byte elements; Kokkos Views need aligned "
+                   "data",
+                   where, ptr, itemsize);
       goto done;
     }
   }
@@ -269,8 +285,8 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
   }
   kp_owner *owner = kp_owner_from_pyobject(st, space, ptr, obj, NULL);
   if (!owner) goto done;
-  res = kp_view_wrap(st, st->view_type, owner, (char *)ptr, (int)rank, ext, str, dtype, space, KP_TRAIT_UNMANAGED, readonly,
-                     label);
+  res = kp_view_wrap(st, st->view_type, owner, (char *)ptr, (int)rank, ext, str, dtype, space, KP_TRAIT_UNMANAGED,
+                     readonly, label);
   Py_DECREF(owner);
 done:
   Py_XDECREF(shape_seq);

@@ -22,30 +22,34 @@
 
 #include "kokkos_python/kokkos_python.h"
 
-/* The public numbering is the core's numbering. */
-_Static_assert(KOKKOS_PYTHON_INT8 == KP_DTYPE_INT8 && KOKKOS_PYTHON_UINT64 == KP_DTYPE_UINT64 &&
-                   KOKKOS_PYTHON_FLOAT64 == KP_DTYPE_FLOAT64 && KOKKOS_PYTHON_COMPLEX128 == KP_DTYPE_COMPLEX128 &&
-                   KOKKOS_PYTHON_BOOL == KP_DTYPE_BOOL && KOKKOS_PYTHON_FLOAT16 == KP_DTYPE_FLOAT16 &&
-                   KOKKOS_PYTHON_DTYPE_COUNT == KP_DTYPE_COUNT,
+/* The public numbering is the core's numbering (compared as ints: they are
+ * different enums). */
+#define SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(SAME(KOKKOS_PYTHON_INT8, KP_DTYPE_INT8) && SAME(KOKKOS_PYTHON_UINT64, KP_DTYPE_UINT64) &&
+                   SAME(KOKKOS_PYTHON_FLOAT64, KP_DTYPE_FLOAT64) &&
+                   SAME(KOKKOS_PYTHON_COMPLEX128, KP_DTYPE_COMPLEX128) && SAME(KOKKOS_PYTHON_BOOL, KP_DTYPE_BOOL) &&
+                   SAME(KOKKOS_PYTHON_FLOAT16, KP_DTYPE_FLOAT16) && SAME(KOKKOS_PYTHON_DTYPE_COUNT, KP_DTYPE_COUNT),
                "public dtype numbers must match the core's");
-_Static_assert(KOKKOS_PYTHON_HOST_SPACE == KP_SPACE_HOST && KOKKOS_PYTHON_CUDA_SPACE == KP_SPACE_CUDA &&
-                   KOKKOS_PYTHON_CUDA_UVM_SPACE == KP_SPACE_CUDA_UVM &&
-                   KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE == KP_SPACE_CUDA_HOST_PINNED &&
-                   KOKKOS_PYTHON_HBW_SPACE == KP_SPACE_HBW && KOKKOS_PYTHON_HIP_SPACE == KP_SPACE_HIP &&
-                   KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE == KP_SPACE_HIP_HOST_PINNED &&
-                   KOKKOS_PYTHON_OPENMP_TARGET_SPACE == KP_SPACE_OPENMP_TARGET &&
-                   KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE == KP_SPACE_SYCL_SHARED_USM &&
-                   KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE == KP_SPACE_SYCL_DEVICE_USM &&
-                   KOKKOS_PYTHON_SPACE_COUNT == KP_SPACE_COUNT,
+_Static_assert(SAME(KOKKOS_PYTHON_HOST_SPACE, KP_SPACE_HOST) && SAME(KOKKOS_PYTHON_CUDA_SPACE, KP_SPACE_CUDA) &&
+                   SAME(KOKKOS_PYTHON_CUDA_UVM_SPACE, KP_SPACE_CUDA_UVM) &&
+                   SAME(KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE, KP_SPACE_CUDA_HOST_PINNED) &&
+                   SAME(KOKKOS_PYTHON_HBW_SPACE, KP_SPACE_HBW) && SAME(KOKKOS_PYTHON_HIP_SPACE, KP_SPACE_HIP) &&
+                   SAME(KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE, KP_SPACE_HIP_HOST_PINNED) &&
+                   SAME(KOKKOS_PYTHON_OPENMP_TARGET_SPACE, KP_SPACE_OPENMP_TARGET) &&
+                   SAME(KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE, KP_SPACE_SYCL_SHARED_USM) &&
+                   SAME(KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE, KP_SPACE_SYCL_DEVICE_USM) &&
+                   SAME(KOKKOS_PYTHON_SPACE_COUNT, KP_SPACE_COUNT),
                "public memory-space numbers must match the core's");
-_Static_assert(KOKKOS_PYTHON_LAYOUT_RIGHT == KP_LAYOUT_RIGHT && KOKKOS_PYTHON_LAYOUT_LEFT == KP_LAYOUT_LEFT &&
-                   KOKKOS_PYTHON_LAYOUT_STRIDE == KP_LAYOUT_STRIDE,
+_Static_assert(SAME(KOKKOS_PYTHON_LAYOUT_RIGHT, KP_LAYOUT_RIGHT) && SAME(KOKKOS_PYTHON_LAYOUT_LEFT, KP_LAYOUT_LEFT) &&
+                   SAME(KOKKOS_PYTHON_LAYOUT_STRIDE, KP_LAYOUT_STRIDE),
                "public layout numbers must match the core's");
-_Static_assert(KOKKOS_PYTHON_UNMANAGED == KP_TRAIT_UNMANAGED && KOKKOS_PYTHON_RANDOM_ACCESS == KP_TRAIT_RANDOM_ACCESS &&
-                   KOKKOS_PYTHON_ATOMIC == KP_TRAIT_ATOMIC && KOKKOS_PYTHON_RESTRICT == KP_TRAIT_RESTRICT &&
-                   KOKKOS_PYTHON_ALIGNED == KP_TRAIT_ALIGNED,
+_Static_assert(SAME(KOKKOS_PYTHON_UNMANAGED, KP_TRAIT_UNMANAGED) &&
+                   SAME(KOKKOS_PYTHON_RANDOM_ACCESS, KP_TRAIT_RANDOM_ACCESS) &&
+                   SAME(KOKKOS_PYTHON_ATOMIC, KP_TRAIT_ATOMIC) && SAME(KOKKOS_PYTHON_RESTRICT, KP_TRAIT_RESTRICT) &&
+                   SAME(KOKKOS_PYTHON_ALIGNED, KP_TRAIT_ALIGNED),
                "public memory-trait flags must match the core's");
-_Static_assert(KOKKOS_PYTHON_MAX_RANK == KP_MAX_RANK, "public maximum rank must match the core's");
+_Static_assert(SAME(KOKKOS_PYTHON_MAX_RANK, KP_MAX_RANK), "public maximum rank must match the core's");
+#undef SAME
 
 /* The module state of kokkos._core, set when the table is published. The
  * module lives in sys.modules for the life of the process. */
@@ -82,7 +86,8 @@ static int capi_require_view(PyObject *obj, const char *where) {
 
 /* Validates a description handed in by a user module; fills shape and
  * strides as Py_ssize_t. */
-static int capi_check_desc(const kokkos_python_view_desc *d, Py_ssize_t *shape, Py_ssize_t *strides, const char *where) {
+static int capi_check_desc(const kokkos_python_view_desc *d, Py_ssize_t *shape, Py_ssize_t *strides,
+                           const char *where) {
   if (!d) {
     PyErr_Format(PyExc_ValueError, "%s: no View description given", where);
     return -1;
@@ -110,8 +115,7 @@ static int capi_check_desc(const kokkos_python_view_desc *d, Py_ssize_t *shape, 
   }
   for (int r = 0; r < d->rank; ++r) {
     if (d->extents[r] < 0 || d->extents[r] > PY_SSIZE_T_MAX) {
-      PyErr_Format(PyExc_ValueError, "%s: extent %d is %lld; extents must be >= 0", where, r,
-                   (long long)d->extents[r]);
+      PyErr_Format(PyExc_ValueError, "%s: extent %d is %lld; extents must be >= 0", where, r, (long long)d->extents[r]);
       return -1;
     }
     shape[r] = (Py_ssize_t)d->extents[r];
@@ -131,9 +135,9 @@ static PyObject *capi_wrap(const kokkos_python_view_desc *d, kp_owner *owner, co
                            const Py_ssize_t *strides) {
   PyObject *label = PyUnicode_FromString(d->label ? d->label : "");
   if (!label) return NULL;
-  kp_view *v = kp_view_wrap(capi_state, d->dynamic ? capi_state->dyn_rank_view_type : capi_state->view_type, owner,
-                            (char *)d->data, d->rank, shape, strides, d->dtype, d->space, d->traits, d->readonly != 0,
-                            label);
+  kp_view *v =
+      kp_view_wrap(capi_state, d->dynamic ? capi_state->dyn_rank_view_type : capi_state->view_type, owner,
+                   (char *)d->data, d->rank, shape, strides, d->dtype, d->space, d->traits, d->readonly != 0, label);
   Py_DECREF(label);
   if (!v) return NULL;
   /* The strides say LayoutRight for a rank-1 LayoutLeft View too; keep the

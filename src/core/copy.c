@@ -42,9 +42,15 @@ static void plan_make(kp_plan *p, int rank, const Py_ssize_t *shape, const Py_ss
   for (int i = 1; i < n; ++i) {
     for (int j = i; j > 0 && absz(p->dst[j - 1]) < absz(p->dst[j]); --j) {
       Py_ssize_t t;
-      t = p->shape[j]; p->shape[j] = p->shape[j - 1]; p->shape[j - 1] = t;
-      t = p->dst[j]; p->dst[j] = p->dst[j - 1]; p->dst[j - 1] = t;
-      t = p->src[j]; p->src[j] = p->src[j - 1]; p->src[j - 1] = t;
+      t = p->shape[j];
+      p->shape[j] = p->shape[j - 1];
+      p->shape[j - 1] = t;
+      t = p->dst[j];
+      p->dst[j] = p->dst[j - 1];
+      p->dst[j - 1] = t;
+      t = p->src[j];
+      p->src[j] = p->src[j - 1];
+      p->src[j - 1] = t;
     }
   }
   /* merge (i, i+1) when i steps exactly over i+1 in both */
@@ -66,7 +72,7 @@ static void plan_make(kp_plan *p, int rank, const Py_ssize_t *shape, const Py_ss
 
 /* ---- host kernels (no GIL) ---------------------------------------------------------- */
 
-#define KP_ELEMENT_LOOP(N)                                                                  \
+#define KP_ELEMENT_LOOP(N) \
   for (Py_ssize_t i = 0; i < n; ++i) memcpy(dst + i * ds * (N), src + i * ss * (N), (N));
 
 static void copy_1d(Py_ssize_t n, char *dst, Py_ssize_t ds, const char *src, Py_ssize_t ss, size_t is) {
@@ -75,11 +81,16 @@ static void copy_1d(Py_ssize_t n, char *dst, Py_ssize_t ds, const char *src, Py_
     return;
   }
   switch (is) {
-    case 1: KP_ELEMENT_LOOP(1) break;
-    case 2: KP_ELEMENT_LOOP(2) break;
-    case 4: KP_ELEMENT_LOOP(4) break;
-    case 8: KP_ELEMENT_LOOP(8) break;
-    case 16: KP_ELEMENT_LOOP(16) break;
+    case 1:
+      KP_ELEMENT_LOOP(1) break;
+    case 2:
+      KP_ELEMENT_LOOP(2) break;
+    case 4:
+      KP_ELEMENT_LOOP(4) break;
+    case 8:
+      KP_ELEMENT_LOOP(8) break;
+    case 16:
+      KP_ELEMENT_LOOP(16) break;
     default:
       for (Py_ssize_t i = 0; i < n; ++i) memcpy(dst + i * ds * (Py_ssize_t)is, src + i * ss * (Py_ssize_t)is, is);
   }
@@ -96,7 +107,8 @@ static void copy_2d_blocked(Py_ssize_t n0, Py_ssize_t n1, char *dst, Py_ssize_t 
     for (Py_ssize_t jb = 0; jb < n1; jb += KP_BLOCK) {
       Py_ssize_t je = jb + KP_BLOCK < n1 ? jb + KP_BLOCK : n1;
       for (Py_ssize_t i = ib; i < ie; ++i)
-        copy_1d(je - jb, dst + (i * d0 + jb * d1) * (Py_ssize_t)is, d1, src + (i * s0 + jb * s1) * (Py_ssize_t)is, s1, is);
+        copy_1d(je - jb, dst + (i * d0 + jb * d1) * (Py_ssize_t)is, d1, src + (i * s0 + jb * s1) * (Py_ssize_t)is, s1,
+                is);
     }
   }
 }
@@ -115,7 +127,8 @@ static void copy_rec(const kp_plan *p, int d, char *dst, const char *src, size_t
     copy_2d_blocked(p->shape[d], p->shape[d + 1], dst, p->dst[d], p->dst[d + 1], src, p->src[d], p->src[d + 1], is);
     return;
   }
-  for (Py_ssize_t i = 0; i < p->shape[d]; ++i) copy_rec(p, d + 1, dst + i * p->dst[d] * isz, src + i * p->src[d] * isz, is);
+  for (Py_ssize_t i = 0; i < p->shape[d]; ++i)
+    copy_rec(p, d + 1, dst + i * p->dst[d] * isz, src + i * p->src[d] * isz, is);
 }
 
 static void fill_rec(const kp_plan *p, int d, char *dst, const char *value, size_t is) {
@@ -141,7 +154,8 @@ static int same_shape(const kp_view *a, const kp_view *b) {
 }
 
 static int same_order_contiguous(const kp_view *a, const kp_view *b) {
-  return (kp_view_is_c_contiguous(a) && kp_view_is_c_contiguous(b)) || (kp_view_is_f_contiguous(a) && kp_view_is_f_contiguous(b));
+  return (kp_view_is_c_contiguous(a) && kp_view_is_c_contiguous(b)) ||
+         (kp_view_is_f_contiguous(a) && kp_view_is_f_contiguous(b));
 }
 
 static int raise_shape_mismatch(const kp_view *dst, const kp_view *src, const char *where) {
@@ -149,8 +163,8 @@ static int raise_shape_mismatch(const kp_view *dst, const kp_view *src, const ch
   if (a && b) {
     for (int r = 0; r < dst->rank; ++r) PyTuple_SET_ITEM(a, r, PyLong_FromSsize_t(dst->shape[r]));
     for (int r = 0; r < src->rank; ++r) PyTuple_SET_ITEM(b, r, PyLong_FromSsize_t(src->shape[r]));
-    PyErr_Format(PyExc_ValueError, "%s: shapes differ: destination %R, source %R (Kokkos deep_copy needs equal extents)",
-                 where, a, b);
+    PyErr_Format(PyExc_ValueError,
+                 "%s: shapes differ: destination %R, source %R (Kokkos deep_copy needs equal extents)", where, a, b);
   }
   Py_XDECREF(a);
   Py_XDECREF(b);
@@ -168,13 +182,13 @@ static int bridge_strided(int space, size_t is, const kp_plan *p, char *dst, con
   kp_error err = {{0}};
   kp_status st;
   int rank = p->rank;
-  Py_BEGIN_ALLOW_THREADS st = kp_bridge_copy_strided(space, is, rank, to_i64(p->shape, rank, e), dst, to_i64(p->dst, rank, d), src,
-                                                     to_i64(p->src, rank, s), &err);
+  Py_BEGIN_ALLOW_THREADS st = kp_bridge_copy_strided(space, is, rank, to_i64(p->shape, rank, e), dst,
+                                                     to_i64(p->dst, rank, d), src, to_i64(p->src, rank, s), &err);
   Py_END_ALLOW_THREADS return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
 }
 
-static int bridge_bytes(int dspace, char *dst, PyObject *dlabel, int sspace, const char *src, PyObject *slabel, size_t bytes,
-                        const char *where) {
+static int bridge_bytes(int dspace, char *dst, PyObject *dlabel, int sspace, const char *src, PyObject *slabel,
+                        size_t bytes, const char *where) {
   const char *dl = dlabel ? PyUnicode_AsUTF8(dlabel) : "";
   const char *sl = slabel ? PyUnicode_AsUTF8(slabel) : "";
   if (!dl || !sl) return -1;
@@ -286,7 +300,8 @@ static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *pp, size_t is
       kp_raise_bridge(s, &err, where);
       goto done;
     }
-    if (bridge_bytes(dst->space, (char *)stage_dst, dst->label, src->space, contig_src, src->label, bytes, where) < 0) goto done;
+    if (bridge_bytes(dst->space, (char *)stage_dst, dst->label, src->space, contig_src, src->label, bytes, where) < 0)
+      goto done;
     kp_plan pd;
     plan_make(&pd, dst->rank, dst->shape, dst->strides, cstr);
     if (dhost) {
@@ -347,7 +362,8 @@ static kp_view *convert_through_numpy(kp_state *st, PyObject *obj, int dtype, co
   PyObject *np = PyImport_ImportModule("numpy");
   if (!np) {
     PyErr_Clear();
-    PyErr_Format(PyExc_TypeError, "%s: cannot copy from %.100s (not a View, buffer or array; install numpy to copy from sequences)",
+    PyErr_Format(PyExc_TypeError,
+                 "%s: cannot copy from %.100s (not a View, buffer or array; install numpy to copy from sequences)",
                  where, Py_TYPE(obj)->tp_name);
     return NULL;
   }
@@ -392,7 +408,8 @@ int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
   } else {
     /* Host buffers directly; DLPack / CUDA array interface producers (a
      * PyTorch or CuPy device array) through the exchange import. */
-    sv = PyObject_CheckBuffer(src) ? kp_view_from_buffer_object(st, src, 0, NULL, 0) : kp_view_from_exchange(st, src, NULL);
+    sv = PyObject_CheckBuffer(src) ? kp_view_from_buffer_object(st, src, 0, NULL, 0)
+                                   : kp_view_from_exchange(st, src, NULL);
     if (!sv) {
       if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
       PyErr_Clear();
@@ -422,8 +439,10 @@ int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
   }
   if (sv->dtype != dst->dtype) {
     if (!kp_bridge_space_host_accessible(sv->space)) {
-      PyErr_Format(PyExc_TypeError, "%s: dtypes differ (%s <- %s) and the source is not host-accessible; copy into a View of "
-                   "dtype %s first", where, kp_dtypes[dst->dtype].name, kp_dtypes[sv->dtype].name, kp_dtypes[sv->dtype].name);
+      PyErr_Format(PyExc_TypeError,
+                   "%s: dtypes differ (%s <- %s) and the source is not host-accessible; copy into a View of "
+                   "dtype %s first",
+                   where, kp_dtypes[dst->dtype].name, kp_dtypes[sv->dtype].name, kp_dtypes[sv->dtype].name);
       goto done;
     }
     kp_view *conv = convert_through_numpy(st, (PyObject *)sv, dst->dtype, where);
@@ -447,8 +466,10 @@ PyObject *kp_deep_copy_function(PyObject *module, PyObject *const *args, Py_ssiz
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject *name = PyTuple_GET_ITEM(kwnames, k);
-    if (PyUnicode_CompareWithASCIIString(name, "dst") == 0 && !dst) dst = args[nargs + k];
-    else if (PyUnicode_CompareWithASCIIString(name, "src") == 0 && !src) src = args[nargs + k];
+    if (PyUnicode_CompareWithASCIIString(name, "dst") == 0 && !dst)
+      dst = args[nargs + k];
+    else if (PyUnicode_CompareWithASCIIString(name, "src") == 0 && !src)
+      src = args[nargs + k];
     else {
       PyErr_Format(PyExc_TypeError, "%s got an unexpected keyword argument %R", where, name);
       return NULL;
@@ -460,7 +481,8 @@ PyObject *kp_deep_copy_function(PyObject *module, PyObject *const *args, Py_ssiz
   }
   kp_state *st = (kp_state *)PyModule_GetState(module);
   if (!PyObject_TypeCheck(dst, st->view_type)) {
-    PyErr_Format(PyExc_TypeError, "%s: dst must be a kokkos View, got %.100s (to copy into a NumPy array use numpy.copyto(arr, view))",
+    PyErr_Format(PyExc_TypeError,
+                 "%s: dst must be a kokkos View, got %.100s (to copy into a NumPy array use numpy.copyto(arr, view))",
                  where, Py_TYPE(dst)->tp_name);
     return NULL;
   }
@@ -470,7 +492,8 @@ PyObject *kp_deep_copy_function(PyObject *module, PyObject *const *args, Py_ssiz
 
 PyObject *kp_view_deep_copy_method(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   PyObject *src = nargs == 1 ? args[0] : NULL;
-  if (kwnames && PyTuple_GET_SIZE(kwnames) == 1 && nargs == 0 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "src") == 0)
+  if (kwnames && PyTuple_GET_SIZE(kwnames) == 1 && nargs == 0 &&
+      PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "src") == 0)
     src = args[0];
   else if (kwnames && PyTuple_GET_SIZE(kwnames) > 0)
     src = NULL;
@@ -493,8 +516,10 @@ static int parse_mirror_args(PyObject *const *args, Py_ssize_t nargs, PyObject *
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject *name = PyTuple_GET_ITEM(kwnames, k);
-    if (PyUnicode_CompareWithASCIIString(name, "copy") == 0 && !copy_obj) copy_obj = args[nargs + k];
-    else if (PyUnicode_CompareWithASCIIString(name, "space") == 0 && !space_obj) space_obj = args[nargs + k];
+    if (PyUnicode_CompareWithASCIIString(name, "copy") == 0 && !copy_obj)
+      copy_obj = args[nargs + k];
+    else if (PyUnicode_CompareWithASCIIString(name, "space") == 0 && !space_obj)
+      space_obj = args[nargs + k];
     else {
       PyErr_Format(PyExc_TypeError, "%s got an unexpected or repeated keyword argument %R", where, name);
       return -1;

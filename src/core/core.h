@@ -147,19 +147,18 @@ typedef enum kp_owner_kind {
 } kp_owner_kind;
 
 typedef struct kp_owner {
-  PyObject_HEAD
-  kp_owner_kind kind;
+  PyObject_HEAD kp_owner_kind kind;
   int space;
   void *data;
-  PyObject *label;      /* str */
-  PyObject *exporter;   /* KP_OWNER_PYOBJECT: the object owning the memory */
-  Py_buffer buffer;     /* held when has_buffer */
+  PyObject *label;    /* str */
+  PyObject *exporter; /* KP_OWNER_PYOBJECT: the object owning the memory */
+  Py_buffer buffer;   /* held when has_buffer */
   int has_buffer;
   void (*deleter)(void *); /* KP_OWNER_EXTERNAL */
   void *deleter_ctx;
-  int released;         /* memory is gone (Kokkos finalized) */
-  int registered;       /* in the finalize registry */
-  Py_ssize_t exports;   /* buffers / capsules handed out of this memory */
+  int released;           /* memory is gone (Kokkos finalized) */
+  int registered;         /* in the finalize registry */
+  Py_ssize_t exports;     /* buffers / capsules handed out of this memory */
   int interface_exported; /* its address went out through __array_interface__ (never released) */
   struct kp_owner *prev, *next;
   PyObject *weakreflist;
@@ -175,16 +174,16 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
 kp_owner *kp_owner_from_pyobject(kp_state *st, int space, void *data, PyObject *exporter, Py_buffer *buffer);
 /* New reference to an Allocation whose memory is released by calling
  * deleter(ctx); registered for Kokkos finalize when kokkos_bound. */
-kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*deleter)(void *), void *ctx, int kokkos_bound);
+kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*deleter)(void *), void *ctx,
+                                int kokkos_bound);
 /* Called from Kokkos' finalize hook: releases every registered Allocation. */
 void kp_owner_release_all(void);
 
 /* ---- View (view.c) ----------------------------------------------------------------- */
 
 typedef struct kp_view {
-  PyObject_HEAD
-  char *data;            /* first element (may be a dummy for empty Views) */
-  kp_owner *owner;       /* strong reference; NULL only for empty Views */
+  PyObject_HEAD char *data; /* first element (may be a dummy for empty Views) */
+  kp_owner *owner;          /* strong reference; NULL only for empty Views */
   int rank;
   int dtype;
   int space;
@@ -194,8 +193,8 @@ typedef struct kp_view {
   Py_ssize_t shape[KP_MAX_RANK];
   Py_ssize_t strides[KP_MAX_RANK]; /* in elements, may be negative */
   Py_ssize_t byte_strides[KP_MAX_RANK];
-  PyObject *label;                 /* str */
-  Py_ssize_t exports;              /* live buffer exports of this object */
+  PyObject *label;    /* str */
+  Py_ssize_t exports; /* live buffer exports of this object */
   PyObject *weakreflist;
 } kp_view;
 

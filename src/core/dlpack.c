@@ -118,23 +118,40 @@ static int is_rocm_device(int32_t t) { return t == KP_DL_ROCM || t == KP_DL_ROCM
 
 static const char *device_name(int32_t t) {
   switch (t) {
-    case KP_DL_CPU: return "CPU";
-    case KP_DL_CUDA: return "CUDA";
-    case KP_DL_CUDA_HOST: return "CUDAHost";
-    case KP_DL_OPENCL: return "OpenCL";
-    case KP_DL_VULKAN: return "Vulkan";
-    case KP_DL_METAL: return "Metal";
-    case KP_DL_VPI: return "VPI";
-    case KP_DL_ROCM: return "ROCM";
-    case KP_DL_ROCM_HOST: return "ROCMHost";
-    case KP_DL_EXT_DEV: return "ExtDev";
-    case KP_DL_CUDA_MANAGED: return "CUDAManaged";
-    case KP_DL_ONEAPI: return "OneAPI";
-    case KP_DL_WEBGPU: return "WebGPU";
-    case KP_DL_HEXAGON: return "Hexagon";
-    case KP_DL_MAIA: return "MAIA";
-    case KP_DL_TRN: return "Trn";
-    default: return "unknown";
+    case KP_DL_CPU:
+      return "CPU";
+    case KP_DL_CUDA:
+      return "CUDA";
+    case KP_DL_CUDA_HOST:
+      return "CUDAHost";
+    case KP_DL_OPENCL:
+      return "OpenCL";
+    case KP_DL_VULKAN:
+      return "Vulkan";
+    case KP_DL_METAL:
+      return "Metal";
+    case KP_DL_VPI:
+      return "VPI";
+    case KP_DL_ROCM:
+      return "ROCM";
+    case KP_DL_ROCM_HOST:
+      return "ROCMHost";
+    case KP_DL_EXT_DEV:
+      return "ExtDev";
+    case KP_DL_CUDA_MANAGED:
+      return "CUDAManaged";
+    case KP_DL_ONEAPI:
+      return "OneAPI";
+    case KP_DL_WEBGPU:
+      return "WebGPU";
+    case KP_DL_HEXAGON:
+      return "Hexagon";
+    case KP_DL_MAIA:
+      return "MAIA";
+    case KP_DL_TRN:
+      return "Trn";
+    default:
+      return "unknown";
   }
 }
 
@@ -190,9 +207,11 @@ kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *
   return dst;
 }
 
-int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize, const char *where) {
+int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize,
+                  const char *where) {
   size_t span = (size_t)itemsize; /* bytes from the lowest to the highest element, inclusive */
-  for (int r = 0; r < rank; ++r) if (shape[r] == 0) return 0;
+  for (int r = 0; r < rank; ++r)
+    if (shape[r] == 0) return 0;
   for (int r = 0; r < rank; ++r) {
     size_t n = (size_t)(shape[r] - 1);
     size_t s = strides[r] < 0 ? (size_t)0 - (size_t)strides[r] : (size_t)strides[r];
@@ -206,8 +225,9 @@ int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, 
   }
   return 0;
 too_far:
-  PyErr_Format(PyExc_BufferError, "%s: the tensor's strides would span more than %zd bytes; they cannot describe memory",
-               where, PY_SSIZE_T_MAX);
+  PyErr_Format(PyExc_BufferError,
+               "%s: the tensor's strides would span more than %zd bytes; they cannot describe memory", where,
+               PY_SSIZE_T_MAX);
   return -1;
 }
 
@@ -215,13 +235,13 @@ too_far:
 
 /* Immutable str and tuple constants, created once at module exec and shared
  * by every interpreter's module (they hold nothing module-specific). */
-static PyObject *kp_str_dlpack;           /* "__dlpack__" */
-static PyObject *kp_str_dlpack_device;    /* "__dlpack_device__" */
-static PyObject *kp_str_exchange_api;     /* "__dlpack_c_exchange_api__" */
-static PyObject *kp_str_cai;              /* "__cuda_array_interface__" */
-static PyObject *kp_max_version;          /* (1, 3) */
-static PyObject *kp_cpu_device;           /* (1, 0) */
-static PyObject *kp_kw_max_version;       /* ("max_version",) */
+static PyObject *kp_str_dlpack;            /* "__dlpack__" */
+static PyObject *kp_str_dlpack_device;     /* "__dlpack_device__" */
+static PyObject *kp_str_exchange_api;      /* "__dlpack_c_exchange_api__" */
+static PyObject *kp_str_cai;               /* "__cuda_array_interface__" */
+static PyObject *kp_max_version;           /* (1, 3) */
+static PyObject *kp_cpu_device;            /* (1, 0) */
+static PyObject *kp_kw_max_version;        /* ("max_version",) */
 static PyObject *kp_kw_stream_max_version; /* ("stream", "max_version") */
 static PyObject *kp_kw_stream;             /* ("stream",) */
 static PyObject *kp_kw_host_copy;          /* ("max_version", "dl_device", "copy") */
@@ -273,11 +293,14 @@ static void export_release(kp_dl_export *e) {
   if (!held) PyGILState_Release(g);
 }
 
-static void export_deleter_versioned(kp_dl_managed_tensor_versioned *m) { export_release((kp_dl_export *)m->manager_ctx); }
+static void export_deleter_versioned(kp_dl_managed_tensor_versioned *m) {
+  export_release((kp_dl_export *)m->manager_ctx);
+}
 static void export_deleter_legacy(kp_dl_managed_tensor *m) { export_release((kp_dl_export *)m->manager_ctx); }
 
 /* A new export of v's memory as seen from device (dev_type, dev_id). */
-static kp_dl_export *export_new(kp_view *v, int versioned, uint32_t minor, int32_t dev_type, int32_t dev_id, uint64_t flags) {
+static kp_dl_export *export_new(kp_view *v, int versioned, uint32_t minor, int32_t dev_type, int32_t dev_id,
+                                uint64_t flags) {
   kp_dl_export *e = (kp_dl_export *)PyMem_Malloc(sizeof *e); /* freed with the GIL held */
   if (!e) {
     PyErr_NoMemory();
@@ -359,8 +382,10 @@ static PyObject *view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t n
   int32_t own_type, own_id;
   kp_dlpack_device_of(v->space, &own_type, &own_id);
   if (own_type <= 0) {
-    PyErr_Format(PyExc_BufferError, "%s: View '%U' lives in %s, which has no DLPack device type; copy it into a View "
-                 "in HostSpace first", where, v->label, kp_spaces[v->space].name);
+    PyErr_Format(PyExc_BufferError,
+                 "%s: View '%U' lives in %s, which has no DLPack device type; copy it into a View "
+                 "in HostSpace first",
+                 where, v->label, kp_spaces[v->space].name);
     return NULL;
   }
   int32_t dev_type = own_type, dev_id = own_id;
@@ -377,7 +402,8 @@ static PyObject *view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t n
       copy_space = KP_SPACE_HOST;
       if (!kp_bridge_space_host_accessible(v->space)) {
         if (copy == 0) {
-          PyErr_Format(PyExc_BufferError, "%s: View '%U' lives in %s, which the host cannot access; exporting it to the "
+          PyErr_Format(PyExc_BufferError,
+                       "%s: View '%U' lives in %s, which the host cannot access; exporting it to the "
                        "CPU (dl_device=(1, 0)) needs a copy: pass copy=True or copy=None",
                        where, v->label, kp_spaces[v->space].name);
           return NULL;
@@ -385,7 +411,8 @@ static PyObject *view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t n
         need_copy = 1;
       }
     } else {
-      PyErr_Format(PyExc_BufferError, "%s: cannot export View '%U' (in %s, DLPack device (%d, %d) %s) to DLPack device "
+      PyErr_Format(PyExc_BufferError,
+                   "%s: cannot export View '%U' (in %s, DLPack device (%d, %d) %s) to DLPack device "
                    "(%ld, %ld); ask for its own device or the CPU, (1, 0)",
                    where, v->label, kp_spaces[v->space].name, (int)own_type, (int)own_id, device_name(own_type), t, id);
       return NULL;
@@ -398,7 +425,8 @@ static PyObject *view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t n
   int no_sync = 0;
   if (stream_obj && stream_obj != Py_None) {
     if (!PyLong_Check(stream_obj) || PyBool_Check(stream_obj)) {
-      PyErr_Format(PyExc_TypeError, "%s: stream must be an int or None, got %.100s", where, Py_TYPE(stream_obj)->tp_name);
+      PyErr_Format(PyExc_TypeError, "%s: stream must be an int or None, got %.100s", where,
+                   Py_TYPE(stream_obj)->tp_name);
       return NULL;
     }
     int overflow = 0;
@@ -413,13 +441,17 @@ static PyObject *view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t n
       return NULL;
     }
     if (is_cuda_device(dev_type) && overflow == 0 && s == 0) {
-      PyErr_Format(PyExc_ValueError, "%s: stream 0 is ambiguous for CUDA and not allowed by DLPack; pass 1 for the legacy "
-                   "default stream, 2 for the per-thread default stream, or a stream handle", where);
+      PyErr_Format(PyExc_ValueError,
+                   "%s: stream 0 is ambiguous for CUDA and not allowed by DLPack; pass 1 for the legacy "
+                   "default stream, 2 for the per-thread default stream, or a stream handle",
+                   where);
       return NULL;
     }
     if (is_rocm_device(dev_type) && overflow == 0 && (s == 1 || s == 2)) {
-      PyErr_Format(PyExc_ValueError, "%s: stream %lld is not allowed for ROCm by DLPack; pass 0 for the default stream or a "
-                   "stream handle", where, s);
+      PyErr_Format(PyExc_ValueError,
+                   "%s: stream %lld is not allowed for ROCm by DLPack; pass 0 for the default stream or a "
+                   "stream handle",
+                   where, s);
       return NULL;
     }
     no_sync = overflow == 0 && s == -1;
@@ -428,9 +460,11 @@ static PyObject *view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t n
   /* Parsing may have run Python code (__index__): check again. */
   if (kp_view_check_released(v)) return NULL;
   if (v->readonly && !versioned && !need_copy) {
-    PyErr_Format(PyExc_BufferError, "%s: View '%U' is read-only, and the legacy DLPack capsule the consumer asked for "
+    PyErr_Format(PyExc_BufferError,
+                 "%s: View '%U' is read-only, and the legacy DLPack capsule the consumer asked for "
                  "(no max_version >= (1, 0)) cannot say so; use a consumer that reads DLPack 1.0 capsules "
-                 "(NumPy >= 2.1, PyTorch >= 2.5, ...) or pass copy=True", where, v->label);
+                 "(NumPy >= 2.1, PyTorch >= 2.5, ...) or pass copy=True",
+                 where, v->label);
     return NULL;
   }
 
@@ -458,8 +492,8 @@ static PyObject *view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t n
   kp_dl_export *e = export_new(src, versioned, minor, dev_type, dev_id, flags);
   Py_DECREF(src);
   if (!e) return NULL;
-  PyObject *cap = PyCapsule_New(&e->managed, versioned ? KP_DL_CAPSULE_VERSIONED : KP_DL_CAPSULE_LEGACY,
-                                dlpack_capsule_destructor);
+  PyObject *cap =
+      PyCapsule_New(&e->managed, versioned ? KP_DL_CAPSULE_VERSIONED : KP_DL_CAPSULE_LEGACY, dlpack_capsule_destructor);
   if (!cap) export_release(e);
   return cap;
 }
@@ -512,13 +546,16 @@ static int dtype_from_dl(kp_dl_data_type dt) {
 static void raise_dtype(const char *where, kp_dl_data_type dt) {
   static const char *const codes[] = {"int", "uint", "float", "opaque handle", "bfloat", "complex", "bool"};
   if (dt.lanes == 1 && dt.code <= KP_DL_BOOL && dt.code != KP_DL_OPAQUE_HANDLE)
-    PyErr_Format(PyExc_BufferError, "%s: the tensor's element type %s%u has no Kokkos View dtype (supported: bool, "
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the tensor's element type %s%u has no Kokkos View dtype (supported: bool, "
                  "int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128); convert it first",
                  where, codes[dt.code], (unsigned)dt.bits);
   else
-    PyErr_Format(PyExc_BufferError, "%s: the tensor's element type (DLPack code %u, %u bits, %u lanes) has no Kokkos View "
-                 "dtype (supported: bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128)",
-                 where, (unsigned)dt.code, (unsigned)dt.bits, (unsigned)dt.lanes);
+    PyErr_Format(
+        PyExc_BufferError,
+        "%s: the tensor's element type (DLPack code %u, %u bits, %u lanes) has no Kokkos View "
+        "dtype (supported: bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128)",
+        where, (unsigned)dt.code, (unsigned)dt.bits, (unsigned)dt.lanes);
 }
 
 /* A new Unmanaged View over the tensor of managed (versioned or legacy),
@@ -534,8 +571,9 @@ static kp_view *view_from_managed(kp_state *st, void *managed, int versioned, Py
       /* Only version, manager_ctx and deleter may be read: release it. */
       unsigned major = m->version.major, minor = m->version.minor;
       release(managed);
-      PyErr_Format(PyExc_BufferError, "%s: the producer sent a DLPack %u.%u tensor; kokkos reads DLPack major version %d",
-                   where, major, minor, KP_DL_MAJOR_VERSION);
+      PyErr_Format(PyExc_BufferError,
+                   "%s: the producer sent a DLPack %u.%u tensor; kokkos reads DLPack major version %d", where, major,
+                   minor, KP_DL_MAJOR_VERSION);
       return NULL;
     }
     t = &m->dl_tensor;
@@ -558,12 +596,15 @@ static kp_view *view_from_managed(kp_state *st, void *managed, int versioned, Py
   int32_t dev = t->device.device_type;
   int space = kp_space_from_dlpack_device(dev);
   if (space < 0) {
-    PyErr_Format(PyExc_BufferError, "%s: the tensor lives on DLPack device type %d (%s), which no Kokkos memory space "
-                 "describes; copy it to the CPU first", where, (int)dev, device_name(dev));
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the tensor lives on DLPack device type %d (%s), which no Kokkos memory space "
+                 "describes; copy it to the CPU first",
+                 where, (int)dev, device_name(dev));
     goto fail;
   }
   if (!kp_bridge_space_available(space)) {
-    PyErr_Format(PyExc_BufferError, "%s: the tensor lives on %s device %d, but this Kokkos has no %s; copy it to the host "
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the tensor lives on %s device %d, but this Kokkos has no %s; copy it to the host "
                  "first (kokkos.from_dlpack(x, device=kokkos.HostSpace) asks the producer for a host copy)",
                  where, device_name(dev), (int)t->device.device_id, kp_spaces[space].name);
     goto fail;
@@ -571,7 +612,8 @@ static kp_view *view_from_managed(kp_state *st, void *managed, int versioned, Py
   if (dev != KP_DL_CPU && !kp_bridge_space_host_accessible(space)) {
     int kid = kp_bridge_device_id(space);
     if (t->device.device_id != kid) {
-      PyErr_Format(PyExc_BufferError, "%s: the tensor lives on %s device %d, but Kokkos runs on device %d; move it to "
+      PyErr_Format(PyExc_BufferError,
+                   "%s: the tensor lives on %s device %d, but Kokkos runs on device %d; move it to "
                    "device %d first (or initialize Kokkos with device_id=%d)",
                    where, device_name(dev), (int)t->device.device_id, kid, kid, (int)t->device.device_id);
       goto fail;
@@ -609,8 +651,10 @@ static kp_view *view_from_managed(kp_state *st, void *managed, int versioned, Py
     }
     size_t align = (size_t)(itemsize > 8 ? 8 : itemsize);
     if (((uintptr_t)data) % align) {
-      PyErr_Format(PyExc_BufferError, "%s: the tensor's data address %p is not aligned to its %zd-byte elements; Kokkos "
-                   "Views need aligned data (copy the tensor first)", where, (void *)data, itemsize);
+      PyErr_Format(PyExc_BufferError,
+                   "%s: the tensor's data address %p is not aligned to its %zd-byte elements; Kokkos "
+                   "Views need aligned data (copy the tensor first)",
+                   where, (void *)data, itemsize);
       goto fail;
     }
   }
@@ -618,8 +662,8 @@ static kp_view *view_from_managed(kp_state *st, void *managed, int versioned, Py
   /* From here the Allocation owns the tensor (and releases it on failure). */
   kp_owner *owner = kp_owner_from_deleter(st, space, data, release, managed, 0);
   if (!owner) return NULL;
-  kp_view *v = kp_view_wrap(st, st->view_type, owner, data, rank, shape, strides, dtype, space, KP_TRAIT_UNMANAGED, readonly,
-                            label);
+  kp_view *v = kp_view_wrap(st, st->view_type, owner, data, rank, shape, strides, dtype, space, KP_TRAIT_UNMANAGED,
+                            readonly, label);
   Py_DECREF(owner);
   return v;
 fail:
@@ -638,11 +682,15 @@ static kp_view *view_from_capsule(kp_state *st, PyObject *cap, PyObject *label, 
     const char *name = PyCapsule_GetName(cap);
     if (!name) PyErr_Clear();
     if (name && strncmp(name, "used_", 5) == 0)
-      PyErr_Format(PyExc_BufferError, "%s: this DLPack capsule was consumed already (a capsule can be imported once; call "
-                   "__dlpack__() again for a new one)", where);
+      PyErr_Format(PyExc_BufferError,
+                   "%s: this DLPack capsule was consumed already (a capsule can be imported once; call "
+                   "__dlpack__() again for a new one)",
+                   where);
     else
-      PyErr_Format(PyExc_TypeError, "%s: expected a DLPack capsule named 'dltensor_versioned' or 'dltensor', got one named "
-                   "'%s'", where, name ? name : "(none)");
+      PyErr_Format(PyExc_TypeError,
+                   "%s: expected a DLPack capsule named 'dltensor_versioned' or 'dltensor', got one named "
+                   "'%s'",
+                   where, name ? name : "(none)");
     return NULL;
   }
   const char *name = versioned ? KP_DL_CAPSULE_VERSIONED : KP_DL_CAPSULE_LEGACY;
@@ -658,7 +706,8 @@ static kp_view *view_from_capsule(kp_state *st, PyObject *cap, PyObject *label, 
 static const kp_dl_exchange_api *exchange_api_of(PyTypeObject *type) {
   PyObject *attr = type_lookup(type, kp_str_exchange_api);
   if (!attr || !PyCapsule_IsValid(attr, KP_DL_CAPSULE_EXCHANGE_API)) return NULL;
-  const kp_dl_exchange_api_header *h = (const kp_dl_exchange_api_header *)PyCapsule_GetPointer(attr, KP_DL_CAPSULE_EXCHANGE_API);
+  const kp_dl_exchange_api_header *h =
+      (const kp_dl_exchange_api_header *)PyCapsule_GetPointer(attr, KP_DL_CAPSULE_EXCHANGE_API);
   while (h && h->version.major != KP_DL_MAJOR_VERSION) h = h->prev_api;
   if (!h) return NULL;
   const kp_dl_exchange_api *api = (const kp_dl_exchange_api *)h;
@@ -684,7 +733,8 @@ static kp_view *view_from_exchange_api(kp_state *st, const kp_dl_exchange_api *a
     void *s = NULL;
     if (api->current_work_stream(dev, m->dl_tensor.device.device_id, &s) != 0) {
       release_versioned_keeping_error(m);
-      if (!PyErr_Occurred()) PyErr_Format(PyExc_BufferError, "%s: the producer could not name its current stream", where);
+      if (!PyErr_Occurred())
+        PyErr_Format(PyExc_BufferError, "%s: the producer could not name its current stream", where);
       return NULL;
     }
     uintptr_t ps = (uintptr_t)s;
@@ -772,8 +822,10 @@ static kp_view *view_from_dlpack_any(kp_state *st, PyObject *obj, PyObject *labe
     if (api) return view_from_exchange_api(st, api, obj, label, where);
   }
   if (!type_lookup(Py_TYPE(obj), kp_str_dlpack)) {
-    PyErr_Format(PyExc_TypeError, "%s: %.100s does not support DLPack (it has no __dlpack__ method); pass a NumPy, "
-                 "PyTorch, CuPy or JAX array, a kokkos.View, or a DLPack capsule", where, Py_TYPE(obj)->tp_name);
+    PyErr_Format(PyExc_TypeError,
+                 "%s: %.100s does not support DLPack (it has no __dlpack__ method); pass a NumPy, "
+                 "PyTorch, CuPy or JAX array, a kokkos.View, or a DLPack capsule",
+                 where, Py_TYPE(obj)->tp_name);
     return NULL;
   }
   return view_from_dlpack_call(st, obj, label, host_copy, copied, where);
@@ -887,8 +939,8 @@ kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label) {
 }
 
 /* Parses (obj, label=None) for the zero-copy import entry points. */
-static int parse_obj_label(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *where, PyObject **obj,
-                           PyObject **label) {
+static int parse_obj_label(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *where,
+                           PyObject **obj, PyObject **label) {
   static const char *const names[] = {"obj", "label"};
   static PyObject *knames[2];
   PyObject *a[2];
@@ -999,7 +1051,8 @@ done:
 static kp_view *api_view_arg(void *py_object, const char *where) {
   PyObject *obj = (PyObject *)py_object;
   if (!obj || !kp_view_check(obj)) {
-    PyErr_Format(PyExc_TypeError, "%s: expected a kokkos.View, got %.100s", where, obj ? Py_TYPE(obj)->tp_name : "NULL");
+    PyErr_Format(PyExc_TypeError, "%s: expected a kokkos.View, got %.100s", where,
+                 obj ? Py_TYPE(obj)->tp_name : "NULL");
     return NULL;
   }
   kp_view *v = (kp_view *)obj;
@@ -1126,8 +1179,8 @@ static int intern_names(void) {
   kp_kw_stream_max_version = Py_BuildValue("(ss)", "stream", "max_version");
   kp_kw_stream = Py_BuildValue("(s)", "stream");
   kp_kw_host_copy = Py_BuildValue("(sss)", "max_version", "dl_device", "copy");
-  if (!kp_str_dlpack || !kp_str_dlpack_device || !kp_str_exchange_api || !kp_str_cai || !kp_max_version || !kp_cpu_device ||
-      !kp_kw_max_version || !kp_kw_stream_max_version || !kp_kw_stream || !kp_kw_host_copy) {
+  if (!kp_str_dlpack || !kp_str_dlpack_device || !kp_str_exchange_api || !kp_str_cai || !kp_max_version ||
+      !kp_cpu_device || !kp_kw_max_version || !kp_kw_stream_max_version || !kp_kw_stream || !kp_kw_host_copy) {
     Py_CLEAR(kp_str_dlpack);
     return -1;
   }

@@ -111,8 +111,8 @@ typedef struct kp_dl_managed_tensor {
 } kp_dl_managed_tensor;
 
 /* Flags of the versioned managed tensor. */
-#define KP_DL_FLAG_READ_ONLY ((uint64_t)1 << 0)          /* consumer must not write */
-#define KP_DL_FLAG_IS_COPIED ((uint64_t)1 << 1)          /* memory is a fresh copy */
+#define KP_DL_FLAG_READ_ONLY ((uint64_t)1 << 0)              /* consumer must not write */
+#define KP_DL_FLAG_IS_COPIED ((uint64_t)1 << 1)              /* memory is a fresh copy */
 #define KP_DL_FLAG_IS_SUBBYTE_TYPE_PADDED ((uint64_t)1 << 2) /* sub-byte types padded */
 
 /* The versioned managed tensor (DLManagedTensorVersioned, 1.0 and later):

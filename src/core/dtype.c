@@ -9,10 +9,18 @@
 
 /* ---- element readers ---------------------------------------------------------- */
 
-#define KP_GET_INT(NAME, T) \
-  static PyObject *NAME(const char *p) { T v; memcpy(&v, p, sizeof v); return PyLong_FromLongLong((long long)v); }
-#define KP_GET_UINT(NAME, T) \
-  static PyObject *NAME(const char *p) { T v; memcpy(&v, p, sizeof v); return PyLong_FromUnsignedLongLong((unsigned long long)v); }
+#define KP_GET_INT(NAME, T)                   \
+  static PyObject *NAME(const char *p) {      \
+    T v;                                      \
+    memcpy(&v, p, sizeof v);                  \
+    return PyLong_FromLongLong((long long)v); \
+  }
+#define KP_GET_UINT(NAME, T)                                   \
+  static PyObject *NAME(const char *p) {                       \
+    T v;                                                       \
+    memcpy(&v, p, sizeof v);                                   \
+    return PyLong_FromUnsignedLongLong((unsigned long long)v); \
+  }
 KP_GET_INT(get_i8, int8_t)
 KP_GET_INT(get_i16, int16_t)
 KP_GET_INT(get_i32, int32_t)
@@ -22,10 +30,26 @@ KP_GET_UINT(get_u16, uint16_t)
 KP_GET_UINT(get_u32, uint32_t)
 KP_GET_UINT(get_u64, uint64_t)
 
-static PyObject *get_f32(const char *p) { float v; memcpy(&v, p, sizeof v); return PyFloat_FromDouble(v); }
-static PyObject *get_f64(const char *p) { double v; memcpy(&v, p, sizeof v); return PyFloat_FromDouble(v); }
-static PyObject *get_c64(const char *p) { float v[2]; memcpy(v, p, sizeof v); return PyComplex_FromDoubles(v[0], v[1]); }
-static PyObject *get_c128(const char *p) { double v[2]; memcpy(v, p, sizeof v); return PyComplex_FromDoubles(v[0], v[1]); }
+static PyObject *get_f32(const char *p) {
+  float v;
+  memcpy(&v, p, sizeof v);
+  return PyFloat_FromDouble(v);
+}
+static PyObject *get_f64(const char *p) {
+  double v;
+  memcpy(&v, p, sizeof v);
+  return PyFloat_FromDouble(v);
+}
+static PyObject *get_c64(const char *p) {
+  float v[2];
+  memcpy(v, p, sizeof v);
+  return PyComplex_FromDoubles(v[0], v[1]);
+}
+static PyObject *get_c128(const char *p) {
+  double v[2];
+  memcpy(v, p, sizeof v);
+  return PyComplex_FromDoubles(v[0], v[1]);
+}
 static PyObject *get_bool(const char *p) { return PyBool_FromLong(*p != 0); }
 
 /* IEEE binary16 goes through CPython's own conversions (the struct module's
@@ -79,7 +103,8 @@ static int int_value(PyObject *obj, const char *what, int is_unsigned, long long
   if (is_unsigned) {
     int sign_overflow = 0;
     long long sv = PyLong_AsLongLongAndOverflow(num, &sign_overflow);
-    if (sign_overflow < 0 || (sign_overflow == 0 && sv < 0)) overflow = 1;
+    if (sign_overflow < 0 || (sign_overflow == 0 && sv < 0))
+      overflow = 1;
     else {
       *u = PyLong_AsUnsignedLongLong(num);
       if (*u == (unsigned long long)-1 && PyErr_Occurred()) {
@@ -103,31 +128,31 @@ static int int_value(PyObject *obj, const char *what, int is_unsigned, long long
   return 0;
 }
 
-#define KP_SET_INT(NAME, T, LO, HI, WHAT)                                                  \
-  static int NAME(char *p, PyObject *obj) {                                                \
-    long long s = 0;                                                                       \
-    unsigned long long u = 0;                                                              \
-    if (int_value(obj, WHAT, 0, &s, &u) < 0) return -1;                                    \
-    if (s < (LO) || s > (HI)) {                                                            \
+#define KP_SET_INT(NAME, T, LO, HI, WHAT)                                                     \
+  static int NAME(char *p, PyObject *obj) {                                                   \
+    long long s = 0;                                                                          \
+    unsigned long long u = 0;                                                                 \
+    if (int_value(obj, WHAT, 0, &s, &u) < 0) return -1;                                       \
+    if (s < (LO) || s > (HI)) {                                                               \
       PyErr_Format(PyExc_OverflowError, "value %lld is out of range for a View of " WHAT, s); \
-      return -1;                                                                           \
-    }                                                                                      \
-    T v = (T)s;                                                                            \
-    memcpy(p, &v, sizeof v);                                                               \
-    return 0;                                                                              \
+      return -1;                                                                              \
+    }                                                                                         \
+    T v = (T)s;                                                                               \
+    memcpy(p, &v, sizeof v);                                                                  \
+    return 0;                                                                                 \
   }
-#define KP_SET_UINT(NAME, T, HI, WHAT)                                                      \
-  static int NAME(char *p, PyObject *obj) {                                                 \
-    long long s = 0;                                                                        \
-    unsigned long long u = 0;                                                               \
-    if (int_value(obj, WHAT, 1, &s, &u) < 0) return -1;                                     \
-    if (u > (HI)) {                                                                         \
+#define KP_SET_UINT(NAME, T, HI, WHAT)                                                        \
+  static int NAME(char *p, PyObject *obj) {                                                   \
+    long long s = 0;                                                                          \
+    unsigned long long u = 0;                                                                 \
+    if (int_value(obj, WHAT, 1, &s, &u) < 0) return -1;                                       \
+    if (u > (HI)) {                                                                           \
       PyErr_Format(PyExc_OverflowError, "value %llu is out of range for a View of " WHAT, u); \
-      return -1;                                                                            \
-    }                                                                                       \
-    T v = (T)u;                                                                             \
-    memcpy(p, &v, sizeof v);                                                                \
-    return 0;                                                                               \
+      return -1;                                                                              \
+    }                                                                                         \
+    T v = (T)u;                                                                               \
+    memcpy(p, &v, sizeof v);                                                                  \
+    return 0;                                                                                 \
   }
 KP_SET_INT(set_i8, int8_t, INT8_MIN, INT8_MAX, "int8")
 KP_SET_INT(set_i16, int16_t, INT16_MIN, INT16_MAX, "int16")
@@ -176,8 +201,7 @@ static int set_f16(char *p, PyObject *obj) {
 static int complex_value(PyObject *obj, const char *what, Py_complex *out) {
   if (PyUnicode_Check(obj) || PyBytes_Check(obj)) return reject(obj, what);
   PyNumberMethods *nb = Py_TYPE(obj)->tp_as_number;
-  if (!PyComplex_Check(obj) && (!nb || (!nb->nb_float && !nb->nb_index)) &&
-      !PyObject_HasAttrString(obj, "__complex__"))
+  if (!PyComplex_Check(obj) && (!nb || (!nb->nb_float && !nb->nb_index)) && !PyObject_HasAttrString(obj, "__complex__"))
     return reject(obj, what);
   *out = PyComplex_AsCComplex(obj);
   return (out->real == -1.0 && PyErr_Occurred()) ? -1 : 0;
@@ -222,15 +246,28 @@ const kp_dtype kp_dtypes[KP_DTYPE_COUNT] = {
     [KP_DTYPE_INT8] = {"int8", {"signed_char", "char", NULL}, KP_KIND_INT, 1, "b", "|i1", 0, 8, get_i8, set_i8},
     [KP_DTYPE_INT16] = {"int16", {"short", NULL}, KP_KIND_INT, 2, "h", "<i2", 0, 16, get_i16, set_i16},
     [KP_DTYPE_INT32] = {"int32", {"int", NULL}, KP_KIND_INT, 4, "i", "<i4", 0, 32, get_i32, set_i32},
-    [KP_DTYPE_INT64] = {"int64", {"long", "long_long", NULL}, KP_KIND_INT, 8, KP_FORMAT_I64, "<i8", 0, 64, get_i64, set_i64},
+    [KP_DTYPE_INT64] =
+        {"int64", {"long", "long_long", NULL}, KP_KIND_INT, 8, KP_FORMAT_I64, "<i8", 0, 64, get_i64, set_i64},
     [KP_DTYPE_UINT8] = {"uint8", {"unsigned_char", NULL}, KP_KIND_UINT, 1, "B", "|u1", 1, 8, get_u8, set_u8},
     [KP_DTYPE_UINT16] = {"uint16", {"unsigned_short", NULL}, KP_KIND_UINT, 2, "H", "<u2", 1, 16, get_u16, set_u16},
-    [KP_DTYPE_UINT32] = {"uint32", {"unsigned", "unsigned_int", NULL}, KP_KIND_UINT, 4, "I", "<u4", 1, 32, get_u32, set_u32},
-    [KP_DTYPE_UINT64] = {"uint64", {"unsigned_long", "unsigned_long_long", NULL}, KP_KIND_UINT, 8, KP_FORMAT_U64, "<u8", 1, 64, get_u64, set_u64},
+    [KP_DTYPE_UINT32] =
+        {"uint32", {"unsigned", "unsigned_int", NULL}, KP_KIND_UINT, 4, "I", "<u4", 1, 32, get_u32, set_u32},
+    [KP_DTYPE_UINT64] = {"uint64",
+                         {"unsigned_long", "unsigned_long_long", NULL},
+                         KP_KIND_UINT,
+                         8,
+                         KP_FORMAT_U64,
+                         "<u8",
+                         1,
+                         64,
+                         get_u64,
+                         set_u64},
     [KP_DTYPE_FLOAT32] = {"float32", {"float", "single", NULL}, KP_KIND_FLOAT, 4, "f", "<f4", 2, 32, get_f32, set_f32},
     [KP_DTYPE_FLOAT64] = {"float64", {"double", NULL}, KP_KIND_FLOAT, 8, "d", "<f8", 2, 64, get_f64, set_f64},
-    [KP_DTYPE_COMPLEX64] = {"complex64", {"complex_float", NULL}, KP_KIND_COMPLEX, 8, "Zf", "<c8", 5, 64, get_c64, set_c64},
-    [KP_DTYPE_COMPLEX128] = {"complex128", {"complex_double", NULL}, KP_KIND_COMPLEX, 16, "Zd", "<c16", 5, 128, get_c128, set_c128},
+    [KP_DTYPE_COMPLEX64] =
+        {"complex64", {"complex_float", NULL}, KP_KIND_COMPLEX, 8, "Zf", "<c8", 5, 64, get_c64, set_c64},
+    [KP_DTYPE_COMPLEX128] =
+        {"complex128", {"complex_double", NULL}, KP_KIND_COMPLEX, 16, "Zd", "<c16", 5, 128, get_c128, set_c128},
     [KP_DTYPE_BOOL] = {"bool", {"bool_", NULL}, KP_KIND_BOOL, 1, "?", "|b1", 6, 8, get_bool, set_bool},
     [KP_DTYPE_FLOAT16] = {"float16", {"half", NULL}, KP_KIND_FLOAT, 2, "e", "<f2", 2, 16, get_f16, set_f16},
 };
@@ -245,24 +282,46 @@ static int dtype_by_kind(kp_dtype_kind kind, Py_ssize_t itemsize) {
 
 int kp_dtype_from_format(const char *f, Py_ssize_t itemsize) {
   if (!f) return KP_DTYPE_UINT8; /* PEP 3118: NULL means "B" */
-  if (*f == '@' || *f == '=' || *f == '<') ++f;
-  else if (*f == '>' || *f == '!') return -1; /* big-endian data */
-  if (f[0] == 'Z' && (f[1] == 'f' || f[1] == 'd') && f[2] == 0) return f[1] == 'f' ? KP_DTYPE_COMPLEX64 : KP_DTYPE_COMPLEX128;
+  if (*f == '@' || *f == '=' || *f == '<')
+    ++f;
+  else if (*f == '>' || *f == '!')
+    return -1; /* big-endian data */
+  if (f[0] == 'Z' && (f[1] == 'f' || f[1] == 'd') && f[2] == 0)
+    return f[1] == 'f' ? KP_DTYPE_COMPLEX64 : KP_DTYPE_COMPLEX128;
   if (!f[0] || f[1]) return -1;
   switch (f[0]) {
-    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': return dtype_by_kind(KP_KIND_INT, itemsize);
-    case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N': return dtype_by_kind(KP_KIND_UINT, itemsize);
-    case 'c': return KP_DTYPE_INT8;
-    case 'e': case 'f': case 'd': return dtype_by_kind(KP_KIND_FLOAT, itemsize);
-    case '?': return KP_DTYPE_BOOL;
-    default: return -1;
+    case 'b':
+    case 'h':
+    case 'i':
+    case 'l':
+    case 'q':
+    case 'n':
+      return dtype_by_kind(KP_KIND_INT, itemsize);
+    case 'B':
+    case 'H':
+    case 'I':
+    case 'L':
+    case 'Q':
+    case 'N':
+      return dtype_by_kind(KP_KIND_UINT, itemsize);
+    case 'c':
+      return KP_DTYPE_INT8;
+    case 'e':
+    case 'f':
+    case 'd':
+      return dtype_by_kind(KP_KIND_FLOAT, itemsize);
+    case '?':
+      return KP_DTYPE_BOOL;
+    default:
+      return -1;
   }
 }
 
 int kp_dtype_from_typestr(const char *t) {
   if (!t || !t[0]) return -1;
   const char *p = t;
-  if (*p == '<' || *p == '|' || *p == '=') ++p;
+  if (*p == '<' || *p == '|' || *p == '=')
+    ++p;
   else if (*p == '>') {
     /* Big-endian is fine for single bytes only. */
     if (!(p[2] == '1' && p[3] == 0)) return -1;
@@ -273,12 +332,18 @@ int kp_dtype_from_typestr(const char *t) {
   long size = strtol(p, &end, 10);
   if (end == p || *end) return -1;
   switch (kind) {
-    case 'i': return dtype_by_kind(KP_KIND_INT, size);
-    case 'u': return dtype_by_kind(KP_KIND_UINT, size);
-    case 'f': return dtype_by_kind(KP_KIND_FLOAT, size);
-    case 'c': return dtype_by_kind(KP_KIND_COMPLEX, size);
-    case 'b': return size == 1 ? KP_DTYPE_BOOL : -1;
-    default: return -1;
+    case 'i':
+      return dtype_by_kind(KP_KIND_INT, size);
+    case 'u':
+      return dtype_by_kind(KP_KIND_UINT, size);
+    case 'f':
+      return dtype_by_kind(KP_KIND_FLOAT, size);
+    case 'c':
+      return dtype_by_kind(KP_KIND_COMPLEX, size);
+    case 'b':
+      return size == 1 ? KP_DTYPE_BOOL : -1;
+    default:
+      return -1;
   }
 }
 
@@ -293,7 +358,8 @@ static int dtype_from_name(const char *s) {
   if (s[0] && !s[1]) {
     /* a one-letter struct format code: b h i l q B H I L Q e f d ? */
     static const char codes[] = "bhilqBHILQefd?";
-    static const Py_ssize_t sizes[] = {1, 2, 4, (Py_ssize_t)sizeof(long), 8, 1, 2, 4, (Py_ssize_t)sizeof(long), 8, 2, 4, 8, 1};
+    static const Py_ssize_t sizes[] = {1, 2, 4, (Py_ssize_t)sizeof(long), 8, 1, 2, 4, (Py_ssize_t)sizeof(long), 8, 2,
+                                       4, 8, 1};
     const char *c = strchr(codes, s[0]);
     if (c) return kp_dtype_from_format(s, sizes[c - codes]);
   }
@@ -316,7 +382,9 @@ int kp_dtype_from_object(PyObject *obj, const char *where) {
     const char *s = PyUnicode_AsUTF8(obj);
     if (!s) return -1;
     int d = dtype_from_name(s);
-    if (d < 0) PyErr_Format(PyExc_ValueError, "%s: unknown dtype %R (use kokkos.float64, 'float64', numpy.float64, ...)", where, obj);
+    if (d < 0)
+      PyErr_Format(PyExc_ValueError, "%s: unknown dtype %R (use kokkos.float64, 'float64', numpy.float64, ...)", where,
+                   obj);
     return d;
   }
   if (PyType_Check(obj)) {
@@ -364,12 +432,16 @@ int kp_dtype_from_object(PyObject *obj, const char *where) {
         d = s ? kp_dtype_from_typestr(s) : -1;
       }
       if (d < 0 && !PyErr_Occurred())
-        PyErr_Format(PyExc_TypeError, "%s: dtype %S is not supported by Kokkos Views (supported: bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128)", where, str);
+        PyErr_Format(PyExc_TypeError,
+                     "%s: dtype %S is not supported by Kokkos Views (supported: bool, int8..int64, uint8..uint64, "
+                     "float16, float32, float64, complex64, complex128)",
+                     where, str);
       Py_DECREF(str);
       return d;
     }
   }
 bad:
-  PyErr_Format(PyExc_TypeError, "%s: cannot interpret %R as a dtype (use kokkos.float64, 'float64', numpy.float64, ...)", where, obj);
+  PyErr_Format(PyExc_TypeError,
+               "%s: cannot interpret %R as a dtype (use kokkos.float64, 'float64', numpy.float64, ...)", where, obj);
   return -1;
 }

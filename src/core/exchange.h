@@ -34,7 +34,6 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure);
  * wrapped. */
 kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const char *where);
 
-
 /* New Unmanaged View over the memory of a DLPack producer (dlpack.c): a
  * capsule, an object whose type has __dlpack_c_exchange_api__, or an
  * object with __dlpack__. NULL with an exception (TypeError when obj speaks

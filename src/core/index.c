@@ -45,7 +45,8 @@ static int normalize(kp_view *v, int dim, PyObject *item, Py_ssize_t *out) {
   }
   Py_ssize_t n = v->shape[dim];
   if (i < -n || i >= n) {
-    PyErr_Format(PyExc_IndexError, "index %zd is out of bounds for axis %d with size %zd (View '%U')", i, dim, n, v->label);
+    PyErr_Format(PyExc_IndexError, "index %zd is out of bounds for axis %d with size %zd (View '%U')", i, dim, n,
+                 v->label);
     return -1;
   }
   *out = i < 0 ? i + n : i;
@@ -87,8 +88,10 @@ static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
   Py_ssize_t consuming = 0, ellipses = 0;
   for (Py_ssize_t k = 0; k < nitems; ++k) {
     PyObject *it = items[k];
-    if (it == Py_Ellipsis) ++ellipses;
-    else if (it != Py_None) ++consuming;
+    if (it == Py_Ellipsis)
+      ++ellipses;
+    else if (it != Py_None)
+      ++consuming;
   }
   int rc = -1;
   if (ellipses > 1) {
@@ -96,7 +99,8 @@ static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
     goto done;
   }
   if (consuming > v->rank) {
-    PyErr_Format(PyExc_IndexError, "too many indices for View: View is %d-dimensional, but %zd were indexed", v->rank, consuming);
+    PyErr_Format(PyExc_IndexError, "too many indices for View: View is %d-dimensional, but %zd were indexed", v->rank,
+                 consuming);
     goto done;
   }
   int dim = 0, out = 0, saw_slice = 0;
@@ -174,8 +178,8 @@ static PyObject *make_subview(kp_view *v, const kp_index_result *r) {
   Py_ssize_t size = 1;
   for (int i = 0; i < r->rank; ++i) size *= r->shape[i];
   char *data = size ? v->data + r->offset * kp_dtypes[v->dtype].itemsize : NULL;
-  return (PyObject *)kp_view_wrap(st, type, v->owner, data, r->rank, r->shape, r->strides, v->dtype, v->space, v->traits,
-                                  v->readonly, v->label);
+  return (PyObject *)kp_view_wrap(st, type, v->owner, data, r->rank, r->shape, r->strides, v->dtype, v->space,
+                                  v->traits, v->readonly, v->label);
 }
 
 /* Fast path: an int, or a tuple of exactly rank ints. Returns the element
@@ -299,7 +303,8 @@ PyObject *kp_view_item(PyObject *self, Py_ssize_t i) {
     return NULL;
   }
   if (i < 0 || i >= v->shape[0]) {
-    PyErr_Format(PyExc_IndexError, "index %zd is out of bounds for axis 0 with size %zd (View '%U')", i, v->shape[0], v->label);
+    PyErr_Format(PyExc_IndexError, "index %zd is out of bounds for axis 0 with size %zd (View '%U')", i, v->shape[0],
+                 v->label);
     return NULL;
   }
   PyObject *key = PyLong_FromSsize_t(i);

@@ -233,9 +233,10 @@ static PyObject *kp_py_build_info(PyObject *module, PyObject *unused) {
     PyTuple_SET_ITEM(spaces, i, PyBool_FromLong(kp_bridge_space_available(i)));
     PyTuple_SET_ITEM(host, i, PyBool_FromLong(kp_bridge_space_host_accessible(i)));
   }
-  for (int i = 0; i < KP_EXEC_COUNT; ++i) PyTuple_SET_ITEM(execs, i, PyBool_FromLong(kp_bridge_execution_space_available(i)));
-  return Py_BuildValue("{sNsNsNsisisisi}", "space_available", spaces, "space_host_accessible", host, "exec_available", execs,
-                       "default_memory_space", kp_bridge_default_memory_space(), "default_host_memory_space",
+  for (int i = 0; i < KP_EXEC_COUNT; ++i)
+    PyTuple_SET_ITEM(execs, i, PyBool_FromLong(kp_bridge_execution_space_available(i)));
+  return Py_BuildValue("{sNsNsNsisisisi}", "space_available", spaces, "space_host_accessible", host, "exec_available",
+                       execs, "default_memory_space", kp_bridge_default_memory_space(), "default_host_memory_space",
                        kp_bridge_default_host_memory_space(), "default_execution_space",
                        kp_bridge_default_execution_space(), "default_host_execution_space",
                        kp_bridge_default_host_execution_space());
@@ -253,7 +254,8 @@ static PyObject *kp_py_register_enums(PyObject *module, PyObject *const *args, P
   if (nargs != 5 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != KP_DTYPE_COUNT || !PyTuple_Check(args[1]) ||
       PyTuple_GET_SIZE(args[1]) != KP_SPACE_COUNT || !PyTuple_Check(args[2]) ||
       PyTuple_GET_SIZE(args[2]) != KP_LAYOUT_COUNT) {
-    PyErr_SetString(PyExc_TypeError, "_register_enums(dtypes, spaces, layouts, trait_enum, shape_type): wrong arguments");
+    PyErr_SetString(PyExc_TypeError,
+                    "_register_enums(dtypes, spaces, layouts, trait_enum, shape_type): wrong arguments");
     return NULL;
   }
   kp_state *st = (kp_state *)PyModule_GetState(module);
@@ -316,7 +318,8 @@ static PyMethodDef kp_module_methods[] = {
     {"_space_index", kp_py_space_index, METH_O, NULL},
     {"_layout_index", kp_py_layout_index, METH_O, NULL},
     {"_trait_value", kp_py_trait_value, METH_O, NULL},
-    {"_initialize", (PyCFunction)(void (*)(void))kp_py_initialize, METH_FASTCALL, "Initialize Kokkos (see kokkos.initialize)."},
+    {"_initialize", (PyCFunction)(void (*)(void))kp_py_initialize, METH_FASTCALL,
+     "Initialize Kokkos (see kokkos.initialize)."},
     {"finalize", kp_py_finalize, METH_NOARGS,
      "Finalize Kokkos. Views still alive are released first; using them afterwards raises RuntimeError."},
     {"is_initialized", kp_py_is_initialized, METH_NOARGS, "True while Kokkos is initialized."},
@@ -347,7 +350,8 @@ static int kp_module_exec(PyObject *module) {
   if (!st->allocation_type) return -1;
   st->view_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_view_type_spec, NULL);
   if (!st->view_type) return -1;
-  st->dyn_rank_view_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_dyn_rank_view_type_spec, (PyObject *)st->view_type);
+  st->dyn_rank_view_type =
+      (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_dyn_rank_view_type_spec, (PyObject *)st->view_type);
   if (!st->dyn_rank_view_type) return -1;
   PyObject *bases = PyTuple_Pack(2, PyExc_BufferError, PyExc_RuntimeError);
   if (!bases) return -1;
@@ -368,7 +372,8 @@ static int kp_module_exec(PyObject *module) {
   if (kp_dlpack_add(module, st) < 0) return -1;
   /* Kokkos runs the hook at finalize even if C++ code finalizes. */
   kp_error err = {{0}};
-  if (kp_bridge_set_finalize_hook(kp_on_kokkos_finalize, &err) != KP_OK) return kp_raise_bridge(KP_E_KOKKOS, &err, "import kokkos");
+  if (kp_bridge_set_finalize_hook(kp_on_kokkos_finalize, &err) != KP_OK)
+    return kp_raise_bridge(KP_E_KOKKOS, &err, "import kokkos");
   return 0;
 }
 

@@ -38,8 +38,10 @@ static void registry_add(kp_owner *o) {
 
 static void registry_remove(kp_owner *o) {
   if (!o->registered) return;
-  if (o->prev) o->prev->next = o->next;
-  else kp_registry = o->next;
+  if (o->prev)
+    o->prev->next = o->next;
+  else
+    kp_registry = o->next;
   if (o->next) o->next->prev = o->prev;
   o->prev = o->next = NULL;
   o->registered = 0;
@@ -136,7 +138,8 @@ kp_owner *kp_owner_from_pyobject(kp_state *st, int space, void *data, PyObject *
   return o;
 }
 
-kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*deleter)(void *), void *ctx, int kokkos_bound) {
+kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*deleter)(void *), void *ctx,
+                                int kokkos_bound) {
   kp_owner *o = owner_new(st, KP_OWNER_EXTERNAL, space, data);
   if (!o) {
     if (deleter) {
@@ -208,19 +211,23 @@ static PyObject *owner_get_exporter(kp_owner *o, void *c) { return Py_NewRef(o->
 
 static PyGetSetDef owner_getset[] = {
     {"released", (getter)owner_get_released, NULL, "True once the memory is gone (Kokkos finalized).", NULL},
-    {"exports", (getter)owner_get_exports, NULL, "Buffers and capsules handed out of this memory and still alive.", NULL},
+    {"exports", (getter)owner_get_exports, NULL, "Buffers and capsules handed out of this memory and still alive.",
+     NULL},
     {"exporter", (getter)owner_get_exporter, NULL, "The Python object that owns foreign memory, or None.", NULL},
     {NULL}};
 
-static PyMemberDef owner_members[] = {{"__weaklistoffset__", T_PYSSIZET, offsetof(kp_owner, weakreflist), READONLY}, {NULL}};
+static PyMemberDef owner_members[] = {{"__weaklistoffset__", T_PYSSIZET, offsetof(kp_owner, weakreflist), READONLY},
+                                      {NULL}};
 
-static PyType_Slot owner_slots[] = {{Py_tp_members, owner_members},{Py_tp_dealloc, owner_dealloc},
-                                    {Py_tp_traverse, owner_traverse},
-                                    {Py_tp_clear, owner_clear},
-                                    {Py_tp_repr, owner_repr},
-                                    {Py_tp_getset, owner_getset},
-                                    {Py_tp_doc, "The owner of a View's memory, shared by every View, subview and export of it."},
-                                    {0, NULL}};
+static PyType_Slot owner_slots[] = {
+    {Py_tp_members, owner_members},
+    {Py_tp_dealloc, owner_dealloc},
+    {Py_tp_traverse, owner_traverse},
+    {Py_tp_clear, owner_clear},
+    {Py_tp_repr, owner_repr},
+    {Py_tp_getset, owner_getset},
+    {Py_tp_doc, "The owner of a View's memory, shared by every View, subview and export of it."},
+    {0, NULL}};
 
 PyType_Spec kp_owner_spec = {"kokkos._core.Allocation", sizeof(kp_owner), 0,
                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION, owner_slots};

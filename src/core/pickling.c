@@ -24,8 +24,8 @@
 PyObject *kp_py_view_from_bytes(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
   static const char *where = "kokkos.pickling: _view_from_bytes()";
   if (nargs != 7) {
-    PyErr_Format(PyExc_TypeError, "%s takes (buf, dtype, shape, layout, label, dynamic, traits), got %zd arguments", where,
-                 nargs);
+    PyErr_Format(PyExc_TypeError, "%s takes (buf, dtype, shape, layout, label, dynamic, traits), got %zd arguments",
+                 where, nargs);
     return NULL;
   }
   kp_state *st = (kp_state *)PyModule_GetState(module);
@@ -66,7 +66,8 @@ PyObject *kp_py_view_from_bytes(PyObject *module, PyObject *const *args, Py_ssiz
   if (kp_checked_bytes((int)rank, shape, itemsize, &bytes, where) < 0) return NULL;
 
   if (!PyObject_CheckBuffer(buf)) {
-    PyErr_Format(PyExc_TypeError, "%s: the View's data must come as a buffer (bytes, bytearray, memoryview, PickleBuffer), got %.100s",
+    PyErr_Format(PyExc_TypeError,
+                 "%s: the View's data must come as a buffer (bytes, bytearray, memoryview, PickleBuffer), got %.100s",
                  where, Py_TYPE(buf)->tp_name);
     return NULL;
   }
@@ -74,12 +75,14 @@ PyObject *kp_py_view_from_bytes(PyObject *module, PyObject *const *args, Py_ssiz
   if (PyObject_GetBuffer(buf, &b, PyBUF_RECORDS_RO) < 0) return NULL;
   if (!PyBuffer_IsContiguous(&b, 'A')) {
     PyBuffer_Release(&b);
-    PyErr_Format(PyExc_ValueError, "%s: the %.100s holding the View's data is not contiguous", where, Py_TYPE(buf)->tp_name);
+    PyErr_Format(PyExc_ValueError, "%s: the %.100s holding the View's data is not contiguous", where,
+                 Py_TYPE(buf)->tp_name);
     return NULL;
   }
   if ((size_t)b.len != bytes) {
-    PyErr_Format(PyExc_ValueError, "%s: the %.100s holds %zd bytes, but a %s View of this shape needs %zu; the pickle is damaged",
-                 where, Py_TYPE(buf)->tp_name, b.len, kp_dtypes[dtype].name, bytes);
+    PyErr_Format(PyExc_ValueError,
+                 "%s: the %.100s holds %zd bytes, but a %s View of this shape needs %zu; the pickle is damaged", where,
+                 Py_TYPE(buf)->tp_name, b.len, kp_dtypes[dtype].name, bytes);
     PyBuffer_Release(&b);
     return NULL;
   }
@@ -94,8 +97,8 @@ PyObject *kp_py_view_from_bytes(PyObject *module, PyObject *const *args, Py_ssiz
   int readonly = b.readonly;
   kp_owner *owner = kp_owner_from_pyobject(st, KP_SPACE_HOST, data, NULL, &b); /* b moved in */
   if (!owner) return NULL;
-  kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, data, (int)rank, shape, strides, dtype,
-                            KP_SPACE_HOST, (unsigned)traits | KP_TRAIT_UNMANAGED, readonly, label);
+  kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, data, (int)rank, shape,
+                            strides, dtype, KP_SPACE_HOST, (unsigned)traits | KP_TRAIT_UNMANAGED, readonly, label);
   Py_DECREF(owner);
   if (v) v->layout = layout;
   return (PyObject *)v;

@@ -67,11 +67,14 @@ int kp_layout_from_object(PyObject *obj, const char *where) {
       if (strcmp(s, kp_layout_names[i]) == 0 || strcmp(s, kp_layout_names[i] + 6) == 0) return i;
     if (strcmp(s, "C") == 0) return KP_LAYOUT_RIGHT;
     if (strcmp(s, "F") == 0) return KP_LAYOUT_LEFT;
-    PyErr_Format(PyExc_ValueError, "%s: unknown layout %R (use kokkos.LayoutRight, kokkos.LayoutLeft or kokkos.LayoutStride)", where, obj);
+    PyErr_Format(PyExc_ValueError,
+                 "%s: unknown layout %R (use kokkos.LayoutRight, kokkos.LayoutLeft or kokkos.LayoutStride)", where,
+                 obj);
     return -1;
   }
-  PyErr_Format(PyExc_TypeError, "%s: layout must be kokkos.LayoutRight, kokkos.LayoutLeft or kokkos.LayoutStride, got %.100s",
-               where, Py_TYPE(obj)->tp_name);
+  PyErr_Format(PyExc_TypeError,
+               "%s: layout must be kokkos.LayoutRight, kokkos.LayoutLeft or kokkos.LayoutStride, got %.100s", where,
+               Py_TYPE(obj)->tp_name);
   return -1;
 }
 
@@ -90,15 +93,19 @@ int kp_trait_from_object(PyObject *obj, const char *where) {
     static const struct {
       const char *name;
       int flag;
-    } names[] = {{"Managed", KP_TRAIT_MANAGED},         {"Unmanaged", KP_TRAIT_UNMANAGED}, {"RandomAccess", KP_TRAIT_RANDOM_ACCESS},
-                 {"Atomic", KP_TRAIT_ATOMIC},           {"Restrict", KP_TRAIT_RESTRICT},   {"Aligned", KP_TRAIT_ALIGNED}};
+    } names[] = {
+        {"Managed", KP_TRAIT_MANAGED}, {"Unmanaged", KP_TRAIT_UNMANAGED}, {"RandomAccess", KP_TRAIT_RANDOM_ACCESS},
+        {"Atomic", KP_TRAIT_ATOMIC},   {"Restrict", KP_TRAIT_RESTRICT},   {"Aligned", KP_TRAIT_ALIGNED}};
     const char *s = PyUnicode_AsUTF8(obj);
     if (!s) return -1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
       if (strcmp(s, names[i].name) == 0) return names[i].flag;
-    PyErr_Format(PyExc_ValueError, "%s: unknown memory trait %R (use kokkos.Managed, kokkos.Unmanaged, kokkos.RandomAccess, ...)", where, obj);
+    PyErr_Format(PyExc_ValueError,
+                 "%s: unknown memory trait %R (use kokkos.Managed, kokkos.Unmanaged, kokkos.RandomAccess, ...)", where,
+                 obj);
     return -1;
   }
-  PyErr_Format(PyExc_TypeError, "%s: trait must be a kokkos memory trait (kokkos.Managed, ...), got %.100s", where, Py_TYPE(obj)->tp_name);
+  PyErr_Format(PyExc_TypeError, "%s: trait must be a kokkos memory trait (kokkos.Managed, ...), got %.100s", where,
+               Py_TYPE(obj)->tp_name);
   return -1;
 }

@@ -77,8 +77,7 @@ static const kp_tools_event_info kp_tools_events[KP_TOOLS_EVENT_COUNT] = {
     [KP_TOOLS_DUAL_VIEW_MODIFY] = {"dual_view_modify", KP_RET_NONE, NULL},
     [KP_TOOLS_DECLARE_METADATA] = {"declare_metadata", KP_RET_NONE, NULL},
     [KP_TOOLS_REQUEST_TOOL_SETTINGS] = {"request_tool_settings", KP_RET_NONE, NULL},
-    [KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE] = {"provide_tool_programming_interface", KP_RET_NONE,
-                                                      NULL},
+    [KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE] = {"provide_tool_programming_interface", KP_RET_NONE, NULL},
     /* tuning: the handlers are in tuning.c */
     [KP_TOOLS_DECLARE_OUTPUT_TYPE] = {"declare_output_type", KP_RET_NONE, NULL},
     [KP_TOOLS_DECLARE_INPUT_TYPE] = {"declare_input_type", KP_RET_NONE, NULL},
@@ -102,8 +101,7 @@ static struct {
 /* ---- DeviceInfo -------------------------------------------------------------- */
 
 typedef struct {
-  PyObject_HEAD
-  unsigned long long device_id;
+  PyObject_HEAD unsigned long long device_id;
 } kp_device_info;
 
 static PyObject *kp_device_info_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
@@ -147,10 +145,9 @@ static PyObject *kp_device_info_richcompare(PyObject *a, PyObject *b, int op) {
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
-static PyMemberDef kp_device_info_members[] = {
-    {"deviceID", T_ULONGLONG, offsetof(kp_device_info, device_id), READONLY,
-     "The device's id (Kokkos_Profiling_KokkosPDeviceInfo::deviceID)."},
-    {NULL, 0, 0, 0, NULL}};
+static PyMemberDef kp_device_info_members[] = {{"deviceID", T_ULONGLONG, offsetof(kp_device_info, device_id), READONLY,
+                                                "The device's id (Kokkos_Profiling_KokkosPDeviceInfo::deviceID)."},
+                                               {NULL, 0, 0, 0, NULL}};
 
 static PyType_Slot kp_device_info_slots[] = {
     {Py_tp_new, kp_device_info_new},
@@ -172,8 +169,7 @@ static PyType_Spec kp_device_info_spec = {
 /* ---- SpaceHandle ------------------------------------------------------------- */
 
 typedef struct {
-  PyObject_HEAD
-  kp_tools_space_handle handle;
+  PyObject_HEAD kp_tools_space_handle handle;
 } kp_space_handle;
 
 /* Copies a str into a SpaceHandle name; -1 with TypeError / ValueError. */
@@ -190,8 +186,8 @@ static int kp_space_handle_assign(kp_space_handle *self, PyObject *value, const 
     return -1;
   }
   if (n >= KP_TOOLS_SPACE_NAME_SIZE) {
-    PyErr_Format(PyExc_ValueError, "%s: name must be at most %d bytes in UTF-8 (Kokkos' SpaceHandle), got %zd",
-                 where, KP_TOOLS_SPACE_NAME_SIZE - 1, n);
+    PyErr_Format(PyExc_ValueError, "%s: name must be at most %d bytes in UTF-8 (Kokkos' SpaceHandle), got %zd", where,
+                 KP_TOOLS_SPACE_NAME_SIZE - 1, n);
     return -1;
   }
   memset(self->handle.name, 0, sizeof(self->handle.name));
@@ -245,8 +241,8 @@ static PyObject *kp_space_handle_repr(PyObject *self) {
 
 static PyObject *kp_space_handle_richcompare(PyObject *a, PyObject *b, int op) {
   if (!PyObject_TypeCheck(b, Py_TYPE(a)) || (op != Py_EQ && op != Py_NE)) Py_RETURN_NOTIMPLEMENTED;
-  int eq = strncmp(((kp_space_handle *)a)->handle.name, ((kp_space_handle *)b)->handle.name,
-                   KP_TOOLS_SPACE_NAME_SIZE) == 0;
+  int eq =
+      strncmp(((kp_space_handle *)a)->handle.name, ((kp_space_handle *)b)->handle.name, KP_TOOLS_SPACE_NAME_SIZE) == 0;
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
@@ -275,8 +271,7 @@ static PyType_Spec kp_space_handle_spec = {
 /* ---- ToolSettings -------------------------------------------------------------- */
 
 typedef struct {
-  PyObject_HEAD
-  char requires_global_fencing;
+  PyObject_HEAD char requires_global_fencing;
 } kp_tool_settings;
 
 static PyObject *kp_tool_settings_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
@@ -304,8 +299,9 @@ static PyType_Slot kp_tool_settings_slots[] = {
     {Py_tp_dealloc, kp_tools_plain_dealloc},
     {Py_tp_repr, kp_tool_settings_repr},
     {Py_tp_members, kp_tool_settings_members},
-    {Py_tp_doc, "ToolSettings(requires_global_fencing=True): Kokkos_Tools_ToolSettings, passed to the "
-                "request_tool_settings callback; what the callback sets is handed back to Kokkos."},
+    {Py_tp_doc,
+     "ToolSettings(requires_global_fencing=True): Kokkos_Tools_ToolSettings, passed to the "
+     "request_tool_settings callback; what the callback sets is handed back to Kokkos."},
     {0, NULL}};
 
 static PyType_Spec kp_tool_settings_spec = {
@@ -323,17 +319,17 @@ static int kp_tools_u32(PyObject *obj, const char *where, const char *what, uint
 static PyObject *kp_programming_interface_fence(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   uint32_t device_id = 0;
   if (nargs > 1) {
-    PyErr_SetString(PyExc_TypeError, "kokkos.tools.ToolProgrammingInterface.fence() takes at most 1 argument (device_id)");
+    PyErr_SetString(PyExc_TypeError,
+                    "kokkos.tools.ToolProgrammingInterface.fence() takes at most 1 argument (device_id)");
     return NULL;
   }
   if (nargs == 1 && kp_tools_u32(args[0], "kokkos.tools.ToolProgrammingInterface.fence()", "device_id", &device_id) < 0)
     return NULL;
   kp_error err = {{0}};
   kp_status s;
-  Py_BEGIN_ALLOW_THREADS
-  s = kp_tools_bridge_tool_fence(device_id, &err);
-  Py_END_ALLOW_THREADS
-  if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.tools.ToolProgrammingInterface.fence()"), NULL;
+  Py_BEGIN_ALLOW_THREADS s = kp_tools_bridge_tool_fence(device_id, &err);
+  Py_END_ALLOW_THREADS if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.tools.ToolProgrammingInterface.fence()"),
+      NULL;
   Py_RETURN_NONE;
 }
 
@@ -345,8 +341,9 @@ static PyMethodDef kp_programming_interface_methods[] = {
 static PyType_Slot kp_programming_interface_slots[] = {
     {Py_tp_dealloc, kp_tools_plain_dealloc},
     {Py_tp_methods, kp_programming_interface_methods},
-    {Py_tp_doc, "Kokkos_Tools_ToolProgrammingInterface: the actions Kokkos offers a tool, passed to the "
-                "provide_tool_programming_interface callback."},
+    {Py_tp_doc,
+     "Kokkos_Tools_ToolProgrammingInterface: the actions Kokkos offers a tool, passed to the "
+     "provide_tool_programming_interface callback."},
     {0, NULL}};
 
 static PyType_Spec kp_programming_interface_spec = {
@@ -415,8 +412,8 @@ void kp_tools_report(int event, PyObject *fn) {
 #endif
 #if PY_VERSION_HEX >= 0x030B0000
   if (exc) {
-    PyObject *note = PyUnicode_FromFormat("raised in the kokkos.tools %s callback (called by Kokkos)",
-                                          kp_tools_events[event].name);
+    PyObject *note =
+        PyUnicode_FromFormat("raised in the kokkos.tools %s callback (called by Kokkos)", kp_tools_events[event].name);
     PyObject *r = note ? PyObject_CallMethod(exc, "add_note", "O", note) : NULL;
     Py_XDECREF(r);
     Py_XDECREF(note);
@@ -469,12 +466,12 @@ static uint64_t kp_tools_take_id(int event, kp_tools_call *c, PyObject *res, uin
     if (v == (unsigned long long)-1 && PyErr_Occurred()) {
       PyErr_Clear();
       PyErr_Format(PyExc_ValueError,
-                   "the kokkos.tools %s callback returned %R; a %s must be in [0, %s) (Kokkos receives 0)",
-                   ev->name, res, ev->id_kind, range);
+                   "the kokkos.tools %s callback returned %R; a %s must be in [0, %s) (Kokkos receives 0)", ev->name,
+                   res, ev->id_kind, range);
     } else if (v > max) {
       PyErr_Format(PyExc_ValueError,
-                   "the kokkos.tools %s callback returned %R; a %s must be in [0, %s) (Kokkos receives 0)",
-                   ev->name, res, ev->id_kind, range);
+                   "the kokkos.tools %s callback returned %R; a %s must be in [0, %s) (Kokkos receives 0)", ev->name,
+                   res, ev->id_kind, range);
     }
   } else {
     PyErr_Clear();
@@ -605,9 +602,8 @@ static void kp_on_deep_copy(const kp_tools_space_handle *dst_space, const char *
                             uint64_t size) {
   kp_tools_call c;
   if (!kp_tools_enter(KP_TOOLS_BEGIN_DEEP_COPY, &c)) return;
-  PyObject *args[7] = {kp_space_handle_from(dst_space), kp_tools_str(dst_label),
-                       PyLong_FromVoidPtr((void *)dst_ptr), kp_space_handle_from(src_space),
-                       kp_tools_str(src_label), PyLong_FromVoidPtr((void *)src_ptr),
+  PyObject *args[7] = {kp_space_handle_from(dst_space),  kp_tools_str(dst_label), PyLong_FromVoidPtr((void *)dst_ptr),
+                       kp_space_handle_from(src_space),  kp_tools_str(src_label), PyLong_FromVoidPtr((void *)src_ptr),
                        PyLong_FromUnsignedLongLong(size)};
   kp_tools_invoke_void(KP_TOOLS_BEGIN_DEEP_COPY, &c, args, 7);
   kp_tools_leave(&c);
@@ -738,16 +734,15 @@ int kp_tools_require_runtime(const char *where) {
  * the environment sees them). With no callback set Kokkos would do nothing,
  * so neither do they. Otherwise they release the GIL around the call: Kokkos
  * may fence for the tool, and Python callbacks take the GIL back. */
-#define KP_TOOLS_CALL(where, CALL)                                    \
-  do {                                                                \
-    if (kp_tools_require_runtime(where) < 0) return NULL;             \
-    if (kp_tools_bridge_profile_library_loaded()) {                   \
-      kp_error err_ = {{0}};                                          \
-      kp_status s_;                                                   \
-      Py_BEGIN_ALLOW_THREADS s_ = (CALL);                             \
-      Py_END_ALLOW_THREADS                                            \
-      if (s_ != KP_OK) return kp_raise_bridge(s_, &err_, where), NULL; \
-    }                                                                 \
+#define KP_TOOLS_CALL(where, CALL)                                                          \
+  do {                                                                                      \
+    if (kp_tools_require_runtime(where) < 0) return NULL;                                   \
+    if (kp_tools_bridge_profile_library_loaded()) {                                         \
+      kp_error err_ = {{0}};                                                                \
+      kp_status s_;                                                                         \
+      Py_BEGIN_ALLOW_THREADS s_ = (CALL);                                                   \
+      Py_END_ALLOW_THREADS if (s_ != KP_OK) return kp_raise_bridge(s_, &err_, where), NULL; \
+    }                                                                                       \
   } while (0)
 
 static PyObject *kp_tools_push_region(PyObject *mod, PyObject *name) {
@@ -780,8 +775,7 @@ static PyObject *kp_tools_pop_region(PyObject *mod, PyObject *unused) {
 /* Region(name): pushRegion on __enter__, popRegion on __exit__, both in C so
  * a `with` block costs no Python frame. kokkos.tools.region subclasses it. */
 typedef struct {
-  PyObject_HEAD
-  PyObject *name; /* str without NUL characters */
+  PyObject_HEAD PyObject *name; /* str without NUL characters */
 } kp_region;
 
 static PyObject *kp_region_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
@@ -858,13 +852,12 @@ static PyObject *kp_tools_create_profile_section(PyObject *mod, PyObject *name) 
   return PyLong_FromUnsignedLong(id);
 }
 
-#define KP_TOOLS_SECTION_FN(fname, bridge_fn)                                       \
-  static PyObject *kp_tools_##fname(PyObject *mod, PyObject *arg) {                 \
-    uint32_t id;                                                                    \
-    if (kp_tools_u32(arg, "kokkos.tools." #fname "()", "section id", &id) < 0)      \
-      return NULL;                                                                  \
-    KP_TOOLS_CALL("kokkos.tools." #fname "()", bridge_fn(id, &err_));               \
-    Py_RETURN_NONE;                                                                 \
+#define KP_TOOLS_SECTION_FN(fname, bridge_fn)                                               \
+  static PyObject *kp_tools_##fname(PyObject *mod, PyObject *arg) {                         \
+    uint32_t id;                                                                            \
+    if (kp_tools_u32(arg, "kokkos.tools." #fname "()", "section id", &id) < 0) return NULL; \
+    KP_TOOLS_CALL("kokkos.tools." #fname "()", bridge_fn(id, &err_));                       \
+    Py_RETURN_NONE;                                                                         \
   }
 
 KP_TOOLS_SECTION_FN(destroy_profile_section, kp_tools_bridge_destroy_profile_section)
@@ -909,9 +902,7 @@ static PyObject *kp_tools_resume(PyObject *mod, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-static PyObject *kp_tools_paused(PyObject *mod, PyObject *unused) {
-  return PyBool_FromLong(kp_tools_bridge_paused());
-}
+static PyObject *kp_tools_paused(PyObject *mod, PyObject *unused) { return PyBool_FromLong(kp_tools_bridge_paused()); }
 
 static PyObject *kp_tools_make_space_handle(PyObject *mod, PyObject *name) {
   const char *s = kp_tools_cstr(name, "kokkos.tools.make_space_handle()", "name");

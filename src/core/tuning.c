@@ -44,8 +44,7 @@
 /* ---- names ---------------------------------------------------------------- */
 
 static const char *const kp_value_type_names[KP_TUNING_TYPE_COUNT] = {"double", "int64", "string"};
-static const char *const kp_category_names[KP_TUNING_CATEGORY_COUNT] = {"categorical", "ordinal", "interval",
-                                                                        "ratio"};
+static const char *const kp_category_names[KP_TUNING_CATEGORY_COUNT] = {"categorical", "ordinal", "interval", "ratio"};
 static const char *const kp_quantity_names[KP_TUNING_QUANTITY_COUNT] = {"set", "range", "unbounded"};
 static const char *const kp_goal_names[2] = {"minimize", "maximize"};
 
@@ -54,12 +53,12 @@ static const char *const kp_goal_names[2] = {"minimize", "maximize"};
 static struct {
   PyTypeObject *variable_info_type;
   PyTypeObject *variable_value_type;
-  PyObject *value_type;          /* IntEnum ValueType */
-  PyObject *category;            /* IntEnum StatisticalCategory */
-  PyObject *quantity;            /* IntEnum CandidateValueType */
-  PyObject *optimization_type;   /* IntEnum OptimizationType */
-  PyObject *value_range;         /* namedtuple ValueRange */
-  PyObject *optimization_goal;   /* namedtuple OptimizationGoal */
+  PyObject *value_type;        /* IntEnum ValueType */
+  PyObject *category;          /* IntEnum StatisticalCategory */
+  PyObject *quantity;          /* IntEnum CandidateValueType */
+  PyObject *optimization_type; /* IntEnum OptimizationType */
+  PyObject *value_range;       /* namedtuple ValueRange */
+  PyObject *optimization_goal; /* namedtuple OptimizationGoal */
 } kp_tuning_g;
 
 /* enum_cls(value): new reference or NULL. */
@@ -73,8 +72,8 @@ static PyObject *kp_tuning_enum(PyObject *enum_cls, int value) {
 
 /* An enum argument: an int (an IntEnum member is one) in [0, count) or one
  * of names; -1 with TypeError / ValueError. */
-static int kp_tuning_enum_arg(PyObject *obj, const char *const *names, int count, const char *where,
-                              const char *what, const char *enum_name) {
+static int kp_tuning_enum_arg(PyObject *obj, const char *const *names, int count, const char *where, const char *what,
+                              const char *enum_name) {
   if (PyUnicode_Check(obj)) {
     for (int i = 0; i < count; ++i)
       if (PyUnicode_CompareWithASCIIString(obj, names[i]) == 0) return i;
@@ -106,8 +105,7 @@ static int kp_tuning_size_arg(PyObject *obj, const char *where, const char *what
   size_t v = PyLong_AsSize_t(index);
   Py_DECREF(index);
   if (v == (size_t)-1 && PyErr_Occurred()) {
-    PyErr_Format(PyExc_ValueError, "%s: %s must be in [0, 2**%d), got %R", where, what, (int)(8 * sizeof(size_t)),
-                 obj);
+    PyErr_Format(PyExc_ValueError, "%s: %s must be in [0, 2**%d), got %R", where, what, (int)(8 * sizeof(size_t)), obj);
     return -1;
   }
   *out = v;
@@ -220,8 +218,7 @@ static PyObject *kp_tuning_normalize(PyObject *obj, int type, const char *where,
 /* ---- VariableInfo -------------------------------------------------------------------- */
 
 typedef struct {
-  PyObject_HEAD
-  int type, category, quantity;
+  PyObject_HEAD int type, category, quantity;
   PyObject *candidates; /* tuple (set), ValueRange (range) or None (unbounded) */
 } kp_variable_info;
 
@@ -304,8 +301,10 @@ static PyObject *kp_variable_info_new(PyTypeObject *type, PyObject *args, PyObje
       char what[48];
       snprintf(what, sizeof(what), "candidates[%zd]", i);
       PyObject *v = kp_tuning_normalize(PyTuple_GET_ITEM(seq, i), vtype, where, what);
-      if (!v) Py_CLEAR(normalized);
-      else PyTuple_SET_ITEM(normalized, i, v);
+      if (!v)
+        Py_CLEAR(normalized);
+      else
+        PyTuple_SET_ITEM(normalized, i, v);
     }
     Py_DECREF(seq);
     if (!normalized) return NULL;
@@ -340,8 +339,10 @@ static PyObject *kp_variable_info_from_c(const kp_tuning_info *info) {
       else
         memcpy(v.string_value, ((const char(*)[KP_TUNING_STRING_SIZE])info->set_values)[i], KP_TUNING_STRING_SIZE);
       PyObject *item = kp_tuning_value_to_py(&v, info->type);
-      if (!item) Py_CLEAR(candidates);
-      else PyTuple_SET_ITEM(candidates, (Py_ssize_t)i, item);
+      if (!item)
+        Py_CLEAR(candidates);
+      else
+        PyTuple_SET_ITEM(candidates, (Py_ssize_t)i, item);
     }
   } else if (info->quantity == KP_TUNING_RANGE) {
     PyObject *items[5] = {kp_tuning_value_to_py(&info->lower, info->type),
@@ -464,8 +465,8 @@ static PyObject *kp_variable_info_richcompare(PyObject *a, PyObject *b, int op) 
 
 static PyGetSetDef kp_variable_info_getset[] = {
     {"type", kp_variable_info_get_type, NULL, "ValueType: double, int64 or string.", NULL},
-    {"category", kp_variable_info_get_category, NULL,
-     "StatisticalCategory: categorical, ordinal, interval or ratio.", NULL},
+    {"category", kp_variable_info_get_category, NULL, "StatisticalCategory: categorical, ordinal, interval or ratio.",
+     NULL},
     {"value_quantity", kp_variable_info_get_quantity, NULL,
      "CandidateValueType: set, range or unbounded (from candidates).", NULL},
     {"candidates", kp_variable_info_get_candidates, NULL,
@@ -481,11 +482,12 @@ static PyType_Slot kp_variable_info_slots[] = {
     {Py_tp_richcompare, kp_variable_info_richcompare},
     {Py_tp_hash, PyObject_HashNotImplemented},
     {Py_tp_getset, kp_variable_info_getset},
-    {Py_tp_doc, "VariableInfo(type, category, candidates=None): a tuning variable's description "
-                "(Kokkos_Tools_VariableInfo).\n\n"
-                "type: a ValueType, or int (int64), float (double), str (string). category: a "
-                "StatisticalCategory or its name. candidates: a sequence of values (a set), a ValueRange "
-                "(int64 or double only) or None (unbounded). Immutable."},
+    {Py_tp_doc,
+     "VariableInfo(type, category, candidates=None): a tuning variable's description "
+     "(Kokkos_Tools_VariableInfo).\n\n"
+     "type: a ValueType, or int (int64), float (double), str (string). category: a "
+     "StatisticalCategory or its name. candidates: a sequence of values (a set), a ValueRange "
+     "(int64 or double only) or None (unbounded). Immutable."},
     {0, NULL}};
 
 static PyType_Spec kp_variable_info_spec = {
@@ -498,8 +500,7 @@ static PyType_Spec kp_variable_info_spec = {
 /* ---- VariableValue --------------------------------------------------------------------- */
 
 typedef struct {
-  PyObject_HEAD
-  unsigned long long type_id;
+  PyObject_HEAD unsigned long long type_id;
   int type;      /* kp_tuning_type of value; -1: none yet (unknown variable) */
   char declared; /* type comes from the variable's declaration: values must match */
   char readonly; /* an input handed to a callback */
@@ -581,16 +582,15 @@ static int kp_variable_value_set_value(PyObject *self, PyObject *value, void *cl
   }
   if (v->readonly) {
     PyErr_Format(PyExc_AttributeError,
-                 "kokkos.tools.VariableValue.value: variable %llu is an input; only outputs can be set",
-                 v->type_id);
+                 "kokkos.tools.VariableValue.value: variable %llu is an input; only outputs can be set", v->type_id);
     return -1;
   }
   char what[64];
   snprintf(what, sizeof(what), "the value of variable %llu", v->type_id);
   kp_tuning_value nv;
   int ntype;
-  if (kp_tuning_value_from(value, v->declared ? v->type : -1, "kokkos.tools.VariableValue.value", what, &nv,
-                           &ntype) < 0)
+  if (kp_tuning_value_from(value, v->declared ? v->type : -1, "kokkos.tools.VariableValue.value", what, &nv, &ntype) <
+      0)
     return -1;
   v->value = nv;
   v->type = ntype;
@@ -646,10 +646,11 @@ static PyType_Slot kp_variable_value_slots[] = {
     {Py_tp_repr, kp_variable_value_repr},
     {Py_tp_members, kp_variable_value_members},
     {Py_tp_getset, kp_variable_value_getset},
-    {Py_tp_doc, "VariableValue(type_id, value): a tuning variable's value (Kokkos_Tools_VariableValue; "
-                "Kokkos::Tools::Experimental::make_variable_value).\n\n"
-                "value is an int, float or str; for a variable this process declared it must match the "
-                "declared type (an int is accepted for a double)."},
+    {Py_tp_doc,
+     "VariableValue(type_id, value): a tuning variable's value (Kokkos_Tools_VariableValue; "
+     "Kokkos::Tools::Experimental::make_variable_value).\n\n"
+     "value is an int, float or str; for a variable this process declared it must match the "
+     "declared type (an int is accepted for a double)."},
     {0, NULL}};
 
 static PyType_Spec kp_variable_value_spec = {
@@ -688,8 +689,8 @@ static PyObject *kp_tuning_list(size_t n, const kp_tuning_variable *vars, int re
   return list;
 }
 
-static void kp_on_request_values(size_t context_id, size_t n_inputs, const kp_tuning_variable *inputs,
-                                 size_t n_outputs, kp_tuning_variable *outputs) {
+static void kp_on_request_values(size_t context_id, size_t n_inputs, const kp_tuning_variable *inputs, size_t n_outputs,
+                                 kp_tuning_variable *outputs) {
   const int event = KP_TOOLS_REQUEST_OUTPUT_VALUES;
   kp_tools_call c;
   if (!kp_tools_enter(event, &c)) return;
@@ -915,16 +916,16 @@ done:
   return result;
 }
 
-#define KP_TUNING_CONTEXT_FN(fname, bridge_fn)                                    \
-  static PyObject *kp_tuning_##fname(PyObject *mod, PyObject *arg) {              \
-    static const char *where = "kokkos.tools." #fname "()";                      \
-    size_t id;                                                                    \
-    if (kp_tuning_size_arg(arg, where, "context_id", &id) < 0) return NULL;       \
-    if (kp_tools_require_runtime(where) < 0) return NULL;                         \
-    kp_error err = {{0}};                                                         \
-    kp_status s = bridge_fn(id, &err);                                            \
-    if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;                 \
-    Py_RETURN_NONE;                                                               \
+#define KP_TUNING_CONTEXT_FN(fname, bridge_fn)                              \
+  static PyObject *kp_tuning_##fname(PyObject *mod, PyObject *arg) {        \
+    static const char *where = "kokkos.tools." #fname "()";                 \
+    size_t id;                                                              \
+    if (kp_tuning_size_arg(arg, where, "context_id", &id) < 0) return NULL; \
+    if (kp_tools_require_runtime(where) < 0) return NULL;                   \
+    kp_error err = {{0}};                                                   \
+    kp_status s = bridge_fn(id, &err);                                      \
+    if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;           \
+    Py_RETURN_NONE;                                                         \
   }
 
 KP_TUNING_CONTEXT_FN(begin_context, kp_tuning_bridge_begin_context)
@@ -940,8 +941,8 @@ static PyObject *kp_tuning_declare_optimization_goal(PyObject *mod, PyObject *co
   if (kp_tuning_size_arg(args[0], where, "context_id", &context_id) < 0) return NULL;
   PyObject *goal = args[1];
   if (!PyTuple_Check(goal) || PyTuple_GET_SIZE(goal) != 2) {
-    PyErr_Format(PyExc_TypeError, "%s: goal must be an OptimizationGoal(type_id, OptimizationType), got %.100s",
-                 where, Py_TYPE(goal)->tp_name);
+    PyErr_Format(PyExc_TypeError, "%s: goal must be an OptimizationGoal(type_id, OptimizationType), got %.100s", where,
+                 Py_TYPE(goal)->tp_name);
     return NULL;
   }
   if (kp_tuning_size_arg(PyTuple_GET_ITEM(goal, 0), where, "goal.type_id", &type_id) < 0) return NULL;
@@ -1048,24 +1049,24 @@ int kp_tuning_add(PyObject *sub) {
                            kp_tuning_make_enum(int_enum, "ValueType", kp_value_type_names, KP_TUNING_TYPE_COUNT),
                            &kp_tuning_g.value_type) < 0)
     goto done;
-  if (kp_tuning_add_object(sub, "StatisticalCategory",
-                           kp_tuning_make_enum(int_enum, "StatisticalCategory", kp_category_names,
-                                               KP_TUNING_CATEGORY_COUNT),
-                           &kp_tuning_g.category) < 0)
+  if (kp_tuning_add_object(
+          sub, "StatisticalCategory",
+          kp_tuning_make_enum(int_enum, "StatisticalCategory", kp_category_names, KP_TUNING_CATEGORY_COUNT),
+          &kp_tuning_g.category) < 0)
     goto done;
-  if (kp_tuning_add_object(sub, "CandidateValueType",
-                           kp_tuning_make_enum(int_enum, "CandidateValueType", kp_quantity_names,
-                                               KP_TUNING_QUANTITY_COUNT),
-                           &kp_tuning_g.quantity) < 0)
+  if (kp_tuning_add_object(
+          sub, "CandidateValueType",
+          kp_tuning_make_enum(int_enum, "CandidateValueType", kp_quantity_names, KP_TUNING_QUANTITY_COUNT),
+          &kp_tuning_g.quantity) < 0)
     goto done;
   if (kp_tuning_add_object(sub, "OptimizationType", kp_tuning_make_enum(int_enum, "OptimizationType", kp_goal_names, 2),
                            &kp_tuning_g.optimization_type) < 0)
     goto done;
   if (!(defaults = Py_BuildValue("(OO)", Py_False, Py_False))) goto done;
-  if (kp_tuning_add_object(sub, "ValueRange",
-                           kp_tuning_make_tuple(namedtuple, "ValueRange", "lower upper step open_lower open_upper",
-                                                defaults),
-                           &kp_tuning_g.value_range) < 0)
+  if (kp_tuning_add_object(
+          sub, "ValueRange",
+          kp_tuning_make_tuple(namedtuple, "ValueRange", "lower upper step open_lower open_upper", defaults),
+          &kp_tuning_g.value_range) < 0)
     goto done;
   if (kp_tuning_add_object(sub, "OptimizationGoal",
                            kp_tuning_make_tuple(namedtuple, "OptimizationGoal", "type_id goal", NULL),

@@ -87,8 +87,8 @@ int kp_checked_bytes(int rank, const Py_ssize_t *shape, Py_ssize_t itemsize, siz
       continue;
     }
     if (n > (size_t)PY_SSIZE_T_MAX / e) {
-      PyErr_Format(PyExc_ValueError, "%s: a View of this shape would need more than %zd bytes; reduce the extents", where,
-                   PY_SSIZE_T_MAX);
+      PyErr_Format(PyExc_ValueError, "%s: a View of this shape would need more than %zd bytes; reduce the extents",
+                   where, PY_SSIZE_T_MAX);
       return -1;
     }
     n *= e;
@@ -168,13 +168,16 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
     return NULL;
   }
   Py_ssize_t strides[KP_MAX_RANK];
-  kp_contiguous_strides(spec->rank, spec->shape, spec->layout == KP_LAYOUT_LEFT ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT, strides);
-  kp_view *v = kp_view_wrap(st, spec->dynamic ? st->dyn_rank_view_type : st->view_type, owner, owner ? owner->data : NULL,
-                            spec->rank, spec->shape, strides, spec->dtype, spec->space, spec->traits & ~KP_TRAIT_UNMANAGED, 0,
-                            label);
+  kp_contiguous_strides(spec->rank, spec->shape, spec->layout == KP_LAYOUT_LEFT ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT,
+                        strides);
+  kp_view *v = kp_view_wrap(st, spec->dynamic ? st->dyn_rank_view_type : st->view_type, owner,
+                            owner ? owner->data : NULL, spec->rank, spec->shape, strides, spec->dtype, spec->space,
+                            spec->traits & ~KP_TRAIT_UNMANAGED, 0, label);
   Py_XDECREF(owner);
-  if (v && spec->layout == KP_LAYOUT_STRIDE) v->layout = KP_LAYOUT_STRIDE;
-  else if (v) v->layout = spec->layout; /* extents of 1 make the strides fit both orders: keep the one asked for */
+  if (v && spec->layout == KP_LAYOUT_STRIDE)
+    v->layout = KP_LAYOUT_STRIDE;
+  else if (v)
+    v->layout = spec->layout; /* extents of 1 make the strides fit both orders: keep the one asked for */
   return v;
 }
 
@@ -203,13 +206,15 @@ int kp_view_require_host(kp_view *v, PyObject *exc, const char *what) {
 /* Parses a shape argument (int or sequence of ints) into spec. */
 static int parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const char *where) {
   PyObject *seq = NULL;
-  if (PyLong_Check(obj) || (!PySequence_Check(obj) && Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_index)) {
+  if (PyLong_Check(obj) ||
+      (!PySequence_Check(obj) && Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_index)) {
     seq = PyTuple_Pack(1, obj);
   } else {
     /* A copy: an extent's __index__ may change a list while it is read. */
     seq = PySequence_Tuple(obj);
     if (!seq) {
-      PyErr_Format(PyExc_TypeError, "%s: shape must be an int or a sequence of ints, got %.100s", where, Py_TYPE(obj)->tp_name);
+      PyErr_Format(PyExc_TypeError, "%s: shape must be an int or a sequence of ints, got %.100s", where,
+                   Py_TYPE(obj)->tp_name);
       return -1;
     }
   }
@@ -275,8 +280,8 @@ static PyObject *view_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
       return NULL;
     }
     if (lbl2) label = lbl2;
-  } else if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$OOOOp", kwlist, &shape, &dtype, &label, &space, &layout, &trait,
-                                          &initialize)) {
+  } else if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$OOOOp", kwlist, &shape, &dtype, &label, &space, &layout,
+                                          &trait, &initialize)) {
     return NULL;
   }
   kp_view_spec spec = {0};
@@ -409,7 +414,9 @@ static PyObject *view_get_data(kp_view *v, void *c) {
 static PyObject *view_get_readonly(kp_view *v, void *c) { return PyBool_FromLong(v->readonly); }
 static PyObject *view_get_released(kp_view *v, void *c) { return PyBool_FromLong(v->owner && v->owner->released); }
 static PyObject *view_get_owner(kp_view *v, void *c) { return Py_NewRef(v->owner ? (PyObject *)v->owner : Py_None); }
-static PyObject *view_get_host_accessible(kp_view *v, void *c) { return PyBool_FromLong(kp_bridge_space_host_accessible(v->space)); }
+static PyObject *view_get_host_accessible(kp_view *v, void *c) {
+  return PyBool_FromLong(kp_bridge_space_host_accessible(v->space));
+}
 
 static PyGetSetDef view_getset[] = {
     {"shape", (getter)view_get_shape, NULL, "Extents of the View, one per rank.", NULL},
@@ -418,7 +425,8 @@ static PyGetSetDef view_getset[] = {
     {"size", (getter)view_get_size, NULL, "Number of elements.", NULL},
     {"nbytes", (getter)view_get_nbytes, NULL, "Bytes spanned by the elements (size * itemsize).", NULL},
     {"itemsize", (getter)view_get_itemsize, NULL, "Bytes per element.", NULL},
-    {"strides", (getter)view_get_strides, NULL, "Strides in bytes, as NumPy reports them (view.stride(i) gives elements).", NULL},
+    {"strides", (getter)view_get_strides, NULL,
+     "Strides in bytes, as NumPy reports them (view.stride(i) gives elements).", NULL},
     {"dtype", (getter)view_get_dtype, NULL, "Element type (a kokkos.dtype member).", NULL},
     {"space", (getter)view_get_space, NULL, "Memory space (alias of memory_space).", NULL},
     {"memory_space", (getter)view_get_space, NULL, "Memory space (alias of space).", NULL},
@@ -433,7 +441,8 @@ static PyGetSetDef view_getset[] = {
     {"released", (getter)view_get_released, NULL, "True once Kokkos finalized and released the memory.", NULL},
     {"allocation", (getter)view_get_owner, NULL, "The shared owner of the memory (None for empty Views).", NULL},
     {"host_accessible", (getter)view_get_host_accessible, NULL, "True if host code can read this View's memory.", NULL},
-    {"__array_interface__", (getter)kp_view_array_interface, NULL, "NumPy array interface (v3), host-accessible Views only.", NULL},
+    {"__array_interface__", (getter)kp_view_array_interface, NULL,
+     "NumPy array interface (v3), host-accessible Views only.", NULL},
     {NULL}};
 
 /* ---- Kokkos-style methods ------------------------------------------------------------------ */
@@ -471,8 +480,10 @@ static PyObject *view_span(kp_view *v, PyObject *unused) {
   if (kp_view_size(v) == 0) return PyLong_FromLong(0);
   for (int r = 0; r < v->rank; ++r) {
     Py_ssize_t d = (v->shape[r] - 1) * v->strides[r];
-    if (d < 0) lo += d;
-    else hi += d;
+    if (d < 0)
+      lo += d;
+    else
+      hi += d;
   }
   return PyLong_FromSsize_t(hi - lo + 1);
 }
@@ -483,7 +494,8 @@ static PyObject *view_use_count(kp_view *v, PyObject *unused) {
 }
 
 static PyMethodDef view_methods[] = {
-    {"extent", (PyCFunction)view_extent, METH_O, "extent(r): the extent of dimension r (1 beyond the rank, as Kokkos)."},
+    {"extent", (PyCFunction)view_extent, METH_O,
+     "extent(r): the extent of dimension r (1 beyond the rank, as Kokkos)."},
     {"stride", (PyCFunction)view_stride, METH_O, "stride(r): the stride of dimension r in elements."},
     {"span", (PyCFunction)view_span, METH_NOARGS, "Number of elements between the first and last (inclusive)."},
     {"span_is_contiguous", (PyCFunction)view_span_is_contiguous, METH_NOARGS, "True if the span has no gaps."},
@@ -523,7 +535,8 @@ static PyObject *view_repr(kp_view *v) {
 
 /* ---- types ------------------------------------------------------------------------------------ */
 
-static PyMemberDef view_members[] = {{"__weaklistoffset__", T_PYSSIZET, offsetof(kp_view, weakreflist), READONLY}, {NULL}};
+static PyMemberDef view_members[] = {{"__weaklistoffset__", T_PYSSIZET, offsetof(kp_view, weakreflist), READONLY},
+                                     {NULL}};
 
 static PyType_Slot view_slots[] = {
     {Py_tp_new, view_new},
@@ -552,7 +565,7 @@ static PyType_Slot view_slots[] = {
     {0, NULL}};
 
 PyType_Spec kp_view_type_spec = {"kokkos.View", sizeof(kp_view), 0,
-                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, view_slots};
+                                 Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, view_slots};
 
 static PyType_Slot dyn_rank_view_slots[] = {
     {Py_tp_dealloc, view_dealloc},
@@ -564,4 +577,5 @@ static PyType_Slot dyn_rank_view_slots[] = {
     {0, NULL}};
 
 PyType_Spec kp_dyn_rank_view_type_spec = {"kokkos.DynRankView", sizeof(kp_view), 0,
-                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, dyn_rank_view_slots};
+                                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+                                          dyn_rank_view_slots};

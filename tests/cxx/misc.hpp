@@ -42,7 +42,8 @@ void register_misc(Module &m) {
   // made it float (no 16-bit type on this backend).
   m.def("half_t_dtype", [] {
     return std::make_tuple(kokkos_python::detail::dtype_of<Kokkos::Experimental::half_t>::value,
-                           static_cast<bool>(KOKKOS_HALF_T_IS_FLOAT), static_cast<int>(sizeof(Kokkos::Experimental::half_t)));
+                           static_cast<bool>(KOKKOS_HALF_T_IS_FLOAT),
+                           static_cast<int>(sizeof(Kokkos::Experimental::half_t)));
   });
   m.def("probe", [](V2 v) { return probe(v); });
   m.def("probe_1d", [](V1 v) { return probe(v); });
@@ -77,9 +78,12 @@ void register_misc(Module &m) {
   m.def("use_count_2d", [](V2 v) { return static_cast<int>(v.use_count()); });
 
   // layouts, traits, const, fixed extents, rank 0, empty
-  m.def("make_left_1d", [](std::size_t n) { return make<Kokkos::View<double *, Kokkos::LayoutLeft, Kokkos::HostSpace>>("left_1d", {n}); });
+  m.def("make_left_1d", [](std::size_t n) {
+    return make<Kokkos::View<double *, Kokkos::LayoutLeft, Kokkos::HostSpace>>("left_1d", {n});
+  });
   m.def("make_random_access", [](std::size_t n) {
-    return make<Kokkos::View<double *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>>("random_access", {n});
+    return make<Kokkos::View<double *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>>("random_access",
+                                                                                                       {n});
   });
   m.def("make_atomic", [](std::size_t n) {
     return Kokkos::View<std::int64_t *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Atomic>>("atomic", n);
@@ -129,17 +133,27 @@ void register_misc(Module &m) {
   m.def("as_const_f64_1d", [](Handle h) {
     return kokkos_python::from_python<Kokkos::View<const double *, Kokkos::HostSpace>>(h).extent(0);
   });
-  m.def("as_i32_1d", [](Handle h) { return kokkos_python::from_python<Kokkos::View<std::int32_t *, Kokkos::HostSpace>>(h).extent(0); });
-  m.def("as_fixed3", [](Handle h) { return kokkos_python::from_python<Kokkos::View<double *[3], Kokkos::HostSpace>>(h).extent(0); });
+  m.def("as_i32_1d", [](Handle h) {
+    return kokkos_python::from_python<Kokkos::View<std::int32_t *, Kokkos::HostSpace>>(h).extent(0);
+  });
+  m.def("as_fixed3",
+        [](Handle h) { return kokkos_python::from_python<Kokkos::View<double *[3], Kokkos::HostSpace>>(h).extent(0); });
   m.def("as_aligned", [](Handle h) {
-    return kokkos_python::from_python<Kokkos::View<double *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Aligned>>>(h).extent(0);
+    return kokkos_python::from_python<Kokkos::View<double *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Aligned>>>(
+               h)
+        .extent(0);
   });
   m.def("as_unmanaged", [](Handle h) {
-    auto v = kokkos_python::from_python<Kokkos::View<double *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>>(h);
+    auto v =
+        kokkos_python::from_python<Kokkos::View<double *, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>>(
+            h);
     return static_cast<int>(v.use_count());
   });
   m.def("as_drv", [](Handle h) { return static_cast<int>(kokkos_python::from_python<DRV>(h).rank()); });
-  m.def("type_name_2d", [] { return kokkos_python::type_name<Kokkos::View<const double **, Kokkos::LayoutLeft, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::RandomAccess>>>(); });
+  m.def("type_name_2d", [] {
+    return kokkos_python::type_name<Kokkos::View<const double **, Kokkos::LayoutLeft, Kokkos::HostSpace,
+                                                 Kokkos::MemoryTraits<Kokkos::RandomAccess>>>();
+  });
 
   m.def("finalize_from_cpp", [] { Kokkos::finalize(); });
 }

@@ -3,7 +3,8 @@
 // importing it must raise ImportError, not misbehave.
 #include <kokkos_python/kokkos_python.hpp>
 
-static PyModuleDef s_def = {PyModuleDef_HEAD_INIT, "kp_test_mismatch", nullptr, -1, nullptr, nullptr, nullptr, nullptr, nullptr};
+static PyModuleDef s_def = {
+    PyModuleDef_HEAD_INIT, "kp_test_mismatch", nullptr, -1, nullptr, nullptr, nullptr, nullptr, nullptr};
 
 PyMODINIT_FUNC PyInit_kp_test_mismatch(void) {
   if (kokkos_python::import("kp_test_mismatch") < 0) return nullptr;

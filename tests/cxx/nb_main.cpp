@@ -15,9 +15,12 @@ namespace nb = nanobind;
 NB_MODULE(kp_test_nb, m) {
   if (kokkos_python::import("kp_test_nb") < 0) throw nb::python_error();
   kp_test::register_misc<nb::handle>(m);
-  m.def("scale_noconvert", [](kp_test::V1 v, double a) {
-    for (std::size_t i = 0; i < v.extent(0); ++i) v(i) *= a;
-  }, nb::arg("v").noconvert(), nb::arg("a"));
+  m.def(
+      "scale_noconvert",
+      [](kp_test::V1 v, double a) {
+        for (std::size_t i = 0; i < v.extent(0); ++i) v(i) *= a;
+      },
+      nb::arg("v").noconvert(), nb::arg("a"));
   m.def("release_held_on_thread", [] {
     nb::gil_scoped_release nogil;
     std::thread t([] { kp_test::held().clear(); });
@@ -35,5 +38,6 @@ NB_MODULE(kp_test_nb, m) {
   kp_test::register_view<Kokkos::DynRankView<double, Kokkos::LayoutRight, Kokkos::HostSpace>>(m, "drv_float64_right");
   kp_test::register_view<Kokkos::DynRankView<double, Kokkos::LayoutLeft, Kokkos::HostSpace>>(m, "drv_float64_left");
   kp_test::register_view<Kokkos::DynRankView<double, Kokkos::LayoutStride, Kokkos::HostSpace>>(m, "drv_float64_stride");
-  kp_test::register_view<Kokkos::DynRankView<std::int32_t, Kokkos::LayoutRight, Kokkos::HostSpace>>(m, "drv_int32_right");
+  kp_test::register_view<Kokkos::DynRankView<std::int32_t, Kokkos::LayoutRight, Kokkos::HostSpace>>(m,
+                                                                                                    "drv_int32_right");
 }

@@ -16,9 +16,12 @@ void kp_test_register_dyn_rank(py::module_ &m);
 PYBIND11_MODULE(kp_test_pyb, m) {
   if (kokkos_python::import("kp_test_pyb") < 0) throw py::error_already_set();
   kp_test::register_misc<py::handle>(m);
-  m.def("scale_noconvert", [](kp_test::V1 v, double a) {
-    for (std::size_t i = 0; i < v.extent(0); ++i) v(i) *= a;
-  }, py::arg("v").noconvert(), py::arg("a"));
+  m.def(
+      "scale_noconvert",
+      [](kp_test::V1 v, double a) {
+        for (std::size_t i = 0; i < v.extent(0); ++i) v(i) *= a;
+      },
+      py::arg("v").noconvert(), py::arg("a"));
   // The last C++ copy of a View over Python memory dies on another thread,
   // while this one has released the GIL: the record must take the GIL.
   m.def("release_held_on_thread", [] {

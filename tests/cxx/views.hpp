@@ -120,9 +120,12 @@ struct ranked<T, 0> {
 
 template <class Layout>
 const char *layout_suffix() {
-  if constexpr (std::is_same_v<Layout, Kokkos::LayoutRight>) return "right";
-  else if constexpr (std::is_same_v<Layout, Kokkos::LayoutLeft>) return "left";
-  else return "stride";
+  if constexpr (std::is_same_v<Layout, Kokkos::LayoutRight>)
+    return "right";
+  else if constexpr (std::is_same_v<Layout, Kokkos::LayoutLeft>)
+    return "left";
+  else
+    return "stride";
 }
 
 // Registers echo_<name>, fill_<name> and make_<name> for View type V:
@@ -144,11 +147,14 @@ void register_ranks(Module &m, const char *dtype) {
   }
 }
 
-#define KP_TEST_DTYPES(X)                                                                                   \
-  X(std::int8_t, "int8") X(std::int16_t, "int16") X(std::int32_t, "int32") X(std::int64_t, "int64")         \
-  X(std::uint8_t, "uint8") X(std::uint16_t, "uint16") X(std::uint32_t, "uint32") X(std::uint64_t, "uint64") \
-  X(float, "float32") X(double, "float64") X(Kokkos::complex<float>, "complex64")                           \
+// clang-format off
+#define KP_TEST_DTYPES(X)                                                                    \
+  X(std::int8_t, "int8") X(std::int16_t, "int16") X(std::int32_t, "int32")                   \
+  X(std::int64_t, "int64") X(std::uint8_t, "uint8") X(std::uint16_t, "uint16")              \
+  X(std::uint32_t, "uint32") X(std::uint64_t, "uint64") X(float, "float32")                  \
+  X(double, "float64") X(Kokkos::complex<float>, "complex64")                                \
   X(Kokkos::complex<double>, "complex128") X(bool, "bool") KP_TEST_FLOAT16(X)
+// clang-format on
 
 // Every dtype, ranks 1..8, one layout: <dtype>_<rank>_<layout>.
 template <class Layout, class Module>
@@ -161,7 +167,7 @@ void register_matrix(Module &m) {
 // DynRankView of every dtype and layout: drv_<dtype>_<layout>.
 template <class Module>
 void register_dyn_rank(Module &m) {
-#define KP_TEST_X(T, NAME)                                                                              \
+#define KP_TEST_X(T, NAME)                                                                                \
   register_view<Kokkos::DynRankView<T, Kokkos::LayoutRight, Kokkos::HostSpace>>(m, "drv_" NAME "_right"); \
   register_view<Kokkos::DynRankView<T, Kokkos::LayoutLeft, Kokkos::HostSpace>>(m, "drv_" NAME "_left");   \
   register_view<Kokkos::DynRankView<T, Kokkos::LayoutStride, Kokkos::HostSpace>>(m, "drv_" NAME "_stride");

@@ -20,17 +20,17 @@ int kp_test_cxx_events(void) {
     Kokkos::View<double *, exec::memory_space> a("cxx_source", 10);
     Kokkos::View<double *, exec::memory_space> b("cxx_target", 10);
     Kokkos::Tools::pushRegion("cxx_region");
-    Kokkos::parallel_for("cxx_parallel_for", Kokkos::RangePolicy<exec>(0, 10),
-                         KOKKOS_LAMBDA(const int i) { a(i) = i; });
+    Kokkos::parallel_for(
+        "cxx_parallel_for", Kokkos::RangePolicy<exec>(0, 10), KOKKOS_LAMBDA(const int i) { a(i) = i; });
     double sum = 0;
     Kokkos::parallel_reduce(
-        "cxx_parallel_reduce", Kokkos::RangePolicy<exec>(0, 10),
-        KOKKOS_LAMBDA(const int i, double &s) { s += a(i); }, sum);
-    Kokkos::parallel_scan("cxx_parallel_scan", Kokkos::RangePolicy<exec>(0, 10),
-                          KOKKOS_LAMBDA(const int i, double &s, const bool final) {
-                            s += a(i);
-                            if (final) b(i) = s;
-                          });
+        "cxx_parallel_reduce", Kokkos::RangePolicy<exec>(0, 10), KOKKOS_LAMBDA(const int i, double &s) { s += a(i); },
+        sum);
+    Kokkos::parallel_scan(
+        "cxx_parallel_scan", Kokkos::RangePolicy<exec>(0, 10), KOKKOS_LAMBDA(const int i, double &s, const bool final) {
+          s += a(i);
+          if (final) b(i) = s;
+        });
     Kokkos::deep_copy(b, a);
     Kokkos::Tools::popRegion();
     uint32_t section = 0;

@@ -33,17 +33,17 @@ int kp_tuning_kokkos_enable_tuning() {
 int64_t kp_tuning_via_kokkos(int64_t problem_size, int64_t default_block, size_t *ids) {
   static int64_t blocks[] = {16, 32, 64, 128};
   KTE::VariableInfo out_info{};
-  out_info.type          = kokkos_value_int64;
-  out_info.category      = kokkos_value_ordinal;
+  out_info.type = kokkos_value_int64;
+  out_info.category = kokkos_value_ordinal;
   out_info.valueQuantity = kokkos_value_set;
-  out_info.candidates    = KTE::make_candidate_set(4, blocks);
+  out_info.candidates = KTE::make_candidate_set(4, blocks);
   KTE::VariableInfo in_info{};
-  in_info.type          = kokkos_value_int64;
-  in_info.category      = kokkos_value_interval;
+  in_info.type = kokkos_value_int64;
+  in_info.category = kokkos_value_interval;
   in_info.valueQuantity = kokkos_value_unbounded;
   const size_t out_id = KTE::declare_output_type("cxx_kokkos_block_size", out_info);
-  const size_t in_id  = KTE::declare_input_type("cxx_kokkos_problem_size", in_info);
-  const size_t ctx    = KTE::get_new_context_id();
+  const size_t in_id = KTE::declare_input_type("cxx_kokkos_problem_size", in_info);
+  const size_t ctx = KTE::get_new_context_id();
   KTE::begin_context(ctx);
   KTE::VariableValue in = KTE::make_variable_value(in_id, problem_size);
   KTE::set_input_values(ctx, 1, &in);
@@ -63,29 +63,29 @@ void event_set_body(int64_t problem_size, int64_t *block, double *ratio, char *a
   std::string algorithms[] = {"serial", "blocked", "tiled"};
 
   KTE::VariableInfo block_info{};
-  block_info.type          = kokkos_value_int64;
-  block_info.category      = kokkos_value_ordinal;
+  block_info.type = kokkos_value_int64;
+  block_info.category = kokkos_value_ordinal;
   block_info.valueQuantity = kokkos_value_set;
-  block_info.candidates    = KTE::make_candidate_set(4, blocks);
+  block_info.candidates = KTE::make_candidate_set(4, blocks);
   KTE::VariableInfo ratio_info{};
-  ratio_info.type          = kokkos_value_double;
-  ratio_info.category      = kokkos_value_ratio;
+  ratio_info.type = kokkos_value_double;
+  ratio_info.category = kokkos_value_ratio;
   ratio_info.valueQuantity = kokkos_value_range;
-  ratio_info.candidates    = KTE::make_candidate_range(0.0, 1.0, 0.25, false, true);
+  ratio_info.candidates = KTE::make_candidate_range(0.0, 1.0, 0.25, false, true);
   KTE::VariableInfo alg_info{};
-  alg_info.type          = kokkos_value_string;
-  alg_info.category      = kokkos_value_categorical;
+  alg_info.type = kokkos_value_string;
+  alg_info.category = kokkos_value_categorical;
   alg_info.valueQuantity = kokkos_value_set;
-  alg_info.candidates    = KTE::make_candidate_set(3, algorithms);  // Kokkos allocates the strings
+  alg_info.candidates = KTE::make_candidate_set(3, algorithms);  // Kokkos allocates the strings
   KTE::VariableInfo size_info{};
-  size_info.type          = kokkos_value_int64;
-  size_info.category      = kokkos_value_interval;
+  size_info.type = kokkos_value_int64;
+  size_info.category = kokkos_value_interval;
   size_info.valueQuantity = kokkos_value_unbounded;
 
   const size_t block_id = KTE::get_new_variable_id();
   const size_t ratio_id = KTE::get_new_variable_id();
-  const size_t alg_id   = KTE::get_new_variable_id();
-  const size_t size_id  = KTE::get_new_variable_id();
+  const size_t alg_id = KTE::get_new_variable_id();
+  const size_t size_id = KTE::get_new_variable_id();
   if (ev.declare_output_type) {
     ev.declare_output_type("cxx_block_size", block_id, &block_info);
     ev.declare_output_type("cxx_ratio", ratio_id, &ratio_info);
@@ -96,9 +96,8 @@ void event_set_body(int64_t problem_size, int64_t *block, double *ratio, char *a
   const size_t ctx = KTE::get_new_context_id();
   if (ev.begin_tuning_context) ev.begin_tuning_context(ctx);
   KTE::VariableValue in = KTE::make_variable_value(size_id, problem_size);
-  in.metadata           = &size_info;
-  KTE::VariableValue out[3] = {KTE::make_variable_value(block_id, int64_t(32)),
-                               KTE::make_variable_value(ratio_id, 0.5),
+  in.metadata = &size_info;
+  KTE::VariableValue out[3] = {KTE::make_variable_value(block_id, int64_t(32)), KTE::make_variable_value(ratio_id, 0.5),
                                KTE::make_variable_value(alg_id, std::string("serial"))};
   out[0].metadata = &block_info;
   out[1].metadata = &ratio_info;
@@ -120,8 +119,8 @@ void event_set_body(int64_t problem_size, int64_t *block, double *ratio, char *a
 }  // namespace
 
 // ids: block, ratio, algorithm, problem size, context. algorithm: 64 bytes.
-int kp_tuning_via_event_set(int64_t problem_size, int64_t *block, double *ratio, char *algorithm,
-                            size_t *ids, int threaded) {
+int kp_tuning_via_event_set(int64_t problem_size, int64_t *block, double *ratio, char *algorithm, size_t *ids,
+                            int threaded) {
   if (threaded) {
     std::thread t(event_set_body, problem_size, block, ratio, algorithm, ids);
     t.join();

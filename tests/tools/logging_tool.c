@@ -103,9 +103,7 @@ void kokkosp_begin_parallel_scan(const char *name, const uint32_t dev, uint64_t 
 }
 void kokkosp_end_parallel_scan(const uint64_t id) { log_line("end_parallel_scan\t%" PRIu64, id); }
 
-void kokkosp_begin_fence(const char *name, const uint32_t dev, uint64_t *id) {
-  begin_kernel("fence", name, dev, id);
-}
+void kokkosp_begin_fence(const char *name, const uint32_t dev, uint64_t *id) { begin_kernel("fence", name, dev, id); }
 void kokkosp_end_fence(const uint64_t id) { log_line("end_fence\t%" PRIu64, id); }
 
 void kokkosp_push_profile_region(const char *name) { log_line("push_region\t%s", or_empty(name)); }
@@ -115,8 +113,7 @@ void kokkosp_allocate_data(const struct SpaceHandle space, const char *label, co
   log_line("allocate_data\t%.64s\t%s\t%" PRIu64 "\t%p", space.name, or_empty(label), size, ptr);
 }
 
-void kokkosp_deallocate_data(const struct SpaceHandle space, const char *label, const void *ptr,
-                             const uint64_t size) {
+void kokkosp_deallocate_data(const struct SpaceHandle space, const char *label, const void *ptr, const uint64_t size) {
   log_line("deallocate_data\t%.64s\t%s\t%" PRIu64 "\t%p", space.name, or_empty(label), size, ptr);
 }
 
