@@ -260,6 +260,19 @@ def test_not_array_like():
         kokkos.array(object())
 
 
+@pytest.mark.parametrize("data", [[[1, 2], [3, 4]], ([1.0], [2.0]), [3, [1, 2]]])
+def test_nested_lists_are_not_a_shape(data):
+    # a list is a shape (pykokkos-base); nested lists get a pointer to the data route
+    with pytest.raises(TypeError, match=r"is the View's shape .* kokkos.array\(numpy.array\(data\)\)"):
+        kokkos.array(data)
+
+
+
+def test_nested_lists_through_numpy():
+    v = kokkos.array(np.array([[1, 2], [3, 4]]))
+    assert v.shape == [2, 2] and np.asarray(v).tolist() == [[1, 2], [3, 4]]
+
+
 def test_unsupported_numpy_dtypes():
     with pytest.raises(TypeError, match="element format 'g' .* not supported"):
         kokkos.array(np.zeros(3, np.longdouble))

@@ -171,6 +171,13 @@ def array(
         label = shape_label_or_array
     elif isinstance(shape_label_or_array, (list, tuple)) and shape is None:
         shape = list(shape_label_or_array)
+        if any(isinstance(e, (list, tuple)) for e in shape):
+            # A list is a shape, as in pykokkos-base; nested lists are data.
+            raise TypeError(
+                "kokkos.array(): a list or tuple is the View's shape (as in pykokkos-base), and this one holds "
+                "sequences; to make a View holding this data use kokkos.array(numpy.array(data)), or "
+                "kokkos.deep_copy(view, data) into a View of that shape"
+            )
     elif array is None and not isinstance(shape_label_or_array, (str, list, tuple)):
         array = shape_label_or_array
 
