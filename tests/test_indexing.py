@@ -133,6 +133,8 @@ def test_len_and_iteration():
         ("a", IndexError, "View indices must be"),
         (1.5, IndexError, "View indices must be"),
         (True, IndexError, "View indices must be"),
+        (np.True_, IndexError, "fancy and boolean indexing are not supported"),  # has __index__ before NumPy 2.3
+        ((np.False_, 0), IndexError, "fancy and boolean indexing are not supported"),
         ((2**70, 0), IndexError, "cannot fit"),
     ],
 )

@@ -154,9 +154,12 @@ import sys
 import numpy as np
 from multiprocessing import shared_memory, resource_tracker
 import kokkos
-seg = shared_memory.SharedMemory(name={name!r})
-if sys.version_info < (3, 13):
-    resource_tracker.unregister(seg._name, "shared_memory")  # the parent owns the segment
+# the parent owns the segment: this process must not unlink it at exit
+if sys.version_info >= (3, 13):
+    seg = shared_memory.SharedMemory(name={name!r}, track=False)
+else:
+    seg = shared_memory.SharedMemory(name={name!r})
+    resource_tracker.unregister(seg._name, "shared_memory")
 view = kokkos.array(seg.buf[: 256 * 8].cast("d", (16, 16)), label="child")
 np.asarray(view)[:] += np.arange(256.0).reshape(16, 16)
 try:

@@ -317,7 +317,8 @@ def test_exception_in_the_tuner_keeps_kokkos_values(unraisable):
     assert outputs[0].value == 16
     assert len(unraisable) == 1
     assert isinstance(unraisable[0].exc_value, RuntimeError)
-    assert unraisable[0].object is tuner
+    # Python 3.13+ reports through PyErr_FormatUnraisable: the callable is named in err_msg
+    assert unraisable[0].object is tuner or repr(tuner) in str(unraisable[0].err_msg)
 
 
 def test_a_wrong_type_is_reported_and_every_value_kept(unraisable):

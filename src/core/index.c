@@ -23,10 +23,17 @@ typedef struct kp_index_result {
   int is_element;
 } kp_index_result;
 
+/* NumPy's bool scalar ("numpy.bool", "numpy.bool_" before NumPy 2): NumPy
+ * before 2.3 gives it an __index__, but as an index it means a boolean mask. */
+static int is_numpy_bool(PyObject *o) {
+  const char *n = Py_TYPE(o)->tp_name;
+  return strcmp(n, "numpy.bool") == 0 || strcmp(n, "numpy.bool_") == 0;
+}
+
 static int is_integer_index(PyObject *o) {
   if (PyLong_Check(o)) return !PyBool_Check(o);
   PyNumberMethods *nb = Py_TYPE(o)->tp_as_number;
-  return nb && nb->nb_index && !PyBool_Check(o);
+  return nb && nb->nb_index && !is_numpy_bool(o);
 }
 
 static int normalize(kp_view *v, int dim, PyObject *item, Py_ssize_t *out) {
