@@ -246,3 +246,32 @@ def test_helper_conversions():
     assert kokkos.get_host_accessible(kokkos.HostSpace) and kokkos.get_layout_available(kokkos.LayoutStride)
     f = kokkos.array([2, 3], order="F")
     assert f.layout == kokkos.LayoutLeft
+
+
+def test_python_subclasses_are_instantiated_and_freed():
+    import gc
+    import weakref
+
+    class MyView(kokkos.View):
+        def total(self):
+            return float(np.asarray(self).sum())
+
+    class MyDyn(kokkos.DynRankView):
+        pass
+
+    v = MyView((3, 4), kokkos.float32, label="mine")
+    assert type(v) is MyView and isinstance(v, kokkos.View)
+    v.note = "attributes live in the subclass's __dict__"
+    np.asarray(v)[:] = 1.0
+    assert v.total() == 12.0 and v.label == "mine" and v.shape == [3, 4]
+    sub = v[1:, ::2]
+    assert type(sub) is MyView and sub.total() == 4.0  # subviews keep the type, as ndarray subclasses do
+    assert type(v.create_mirror()) is kokkos.View  # a mirror is a new View
+    d = MyDyn((2, 2))
+    assert type(d) is MyDyn and isinstance(d, kokkos.DynRankView) and type(d[0]) is MyDyn
+    refs = [weakref.ref(x) for x in (v, sub, d)]
+    before = sys.getrefcount(MyView)
+    del v, sub, d
+    gc.collect()
+    assert all(r() is None for r in refs)
+    assert sys.getrefcount(MyView) < before  # the instances' references to their type went

@@ -210,6 +210,7 @@ typedef struct kp_view_spec {
   unsigned traits;
   int dynamic;
   int zero; /* zero-fill (Kokkos' default); 0 = WithoutInitializing */
+  PyTypeObject *type; /* a Python subclass to instantiate; NULL: View or DynRankView (dynamic) */
 } kp_view_spec;
 
 /* New View with fresh memory; NULL with exception. */

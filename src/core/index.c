@@ -174,13 +174,12 @@ done:
 static PyObject *make_subview(kp_view *v, const kp_index_result *r) {
   kp_state *st = kp_state_from_type(Py_TYPE(v));
   if (!st) return NULL;
-  PyTypeObject *type = st->view_type;
-  if (PyObject_TypeCheck((PyObject *)v, st->dyn_rank_view_type)) {
-    if (r->rank > KP_MAX_RANK - 1) {
-      PyErr_Format(PyExc_IndexError, "a DynRankView has at most %d dimensions", KP_MAX_RANK - 1);
-      return NULL;
-    }
-    type = st->dyn_rank_view_type;
+  /* A subview has the View's type: View, DynRankView, or a Python subclass
+   * of either (as NumPy keeps ndarray subclasses). */
+  PyTypeObject *type = Py_TYPE(v);
+  if (PyObject_TypeCheck((PyObject *)v, st->dyn_rank_view_type) && r->rank > KP_MAX_RANK - 1) {
+    PyErr_Format(PyExc_IndexError, "a DynRankView has at most %d dimensions", KP_MAX_RANK - 1);
+    return NULL;
   }
   Py_ssize_t size = 1;
   for (int i = 0; i < r->rank; ++i) size *= r->shape[i];

@@ -131,7 +131,12 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
                       const Py_ssize_t *strides, int dtype, int space, unsigned traits, int readonly, PyObject *label) {
   Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
   if (check_span(rank, shape, strides, itemsize) < 0) return NULL;
-  kp_view *v = PyObject_GC_New(kp_view, type ? type : st->view_type);
+  if (!type) type = st->view_type;
+  /* A Python subclass (class MyView(kokkos.View)) may add a __dict__ and
+   * weak-reference slots after the struct: its generic allocation zeroes
+   * them and starts tracking the object. */
+  int exact = type == st->view_type || type == st->dyn_rank_view_type;
+  kp_view *v = exact ? PyObject_GC_New(kp_view, type) : (kp_view *)type->tp_alloc(type, 0);
   if (!v) return NULL;
   v->owner = (kp_owner *)Py_XNewRef((PyObject *)owner);
   v->rank = rank;
@@ -151,7 +156,7 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
   }
   v->data = (size == 0 || !data) ? kp_empty_storage : data;
   v->layout = kp_layout_of(rank, shape, strides);
-  PyObject_GC_Track(v);
+  if (exact) PyObject_GC_Track(v);
   return v;
 }
 
@@ -170,7 +175,7 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
   Py_ssize_t strides[KP_MAX_RANK];
   kp_contiguous_strides(spec->rank, spec->shape, spec->layout == KP_LAYOUT_LEFT ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT,
                         strides);
-  kp_view *v = kp_view_wrap(st, spec->dynamic ? st->dyn_rank_view_type : st->view_type, owner,
+  kp_view *v = kp_view_wrap(st, spec->type ? spec->type : spec->dynamic ? st->dyn_rank_view_type : st->view_type, owner,
                             owner ? owner->data : NULL, spec->rank, spec->shape, strides, spec->dtype, spec->space,
                             spec->traits & ~KP_TRAIT_UNMANAGED, 0, label);
   Py_XDECREF(owner);
@@ -286,6 +291,7 @@ static PyObject *view_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
   }
   kp_view_spec spec = {0};
   spec.dynamic = dynamic;
+  if (type != st->view_type && type != st->dyn_rank_view_type) spec.type = type; /* a Python subclass */
   spec.zero = initialize;
   spec.dtype = KP_DTYPE_FLOAT64;
   spec.space = KP_SPACE_HOST;
