@@ -209,7 +209,7 @@ typedef struct kp_view_spec {
   int layout; /* RIGHT or LEFT for new allocations */
   unsigned traits;
   int dynamic;
-  int zero; /* zero-fill (Kokkos' default); 0 = WithoutInitializing */
+  int zero;           /* zero-fill (Kokkos' default); 0 = WithoutInitializing */
   PyTypeObject *type; /* a Python subclass to instantiate; NULL: View or DynRankView (dynamic) */
 } kp_view_spec;
 

@@ -175,9 +175,9 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
   Py_ssize_t strides[KP_MAX_RANK];
   kp_contiguous_strides(spec->rank, spec->shape, spec->layout == KP_LAYOUT_LEFT ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT,
                         strides);
-  kp_view *v = kp_view_wrap(st, spec->type ? spec->type : spec->dynamic ? st->dyn_rank_view_type : st->view_type, owner,
-                            owner ? owner->data : NULL, spec->rank, spec->shape, strides, spec->dtype, spec->space,
-                            spec->traits & ~KP_TRAIT_UNMANAGED, 0, label);
+  PyTypeObject *type = spec->type ? spec->type : spec->dynamic ? st->dyn_rank_view_type : st->view_type;
+  kp_view *v = kp_view_wrap(st, type, owner, owner ? owner->data : NULL, spec->rank, spec->shape, strides, spec->dtype,
+                            spec->space, spec->traits & ~KP_TRAIT_UNMANAGED, 0, label);
   Py_XDECREF(owner);
   if (v && spec->layout == KP_LAYOUT_STRIDE)
     v->layout = KP_LAYOUT_STRIDE;
