@@ -58,6 +58,14 @@ if [ "$want_test" = 1 ]; then
       echo "setup: PyTorch 2.13.0 could not be installed; the PyTorch tests will skip"
     fi
   fi
+  # JAX (CPU) for tests/test_jax.py; it skips without it.
+  if [ ! -f .venv/.deps-jax ]; then
+    if $pip install -q --disable-pip-version-check jax==0.10.2 jaxlib==0.10.2; then
+      touch .venv/.deps-jax
+    else
+      echo "setup: JAX 0.10.2 could not be installed; the JAX tests will skip"
+    fi
+  fi
 fi
 
 # ---- MPI, for tests/test_mpi.py (issue 8): Open MPI from the distribution, ----

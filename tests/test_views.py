@@ -275,3 +275,17 @@ def test_python_subclasses_are_instantiated_and_freed():
     gc.collect()
     assert all(r() is None for r in refs)
     assert sys.getrefcount(MyView) < before  # the instances' references to their type went
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=str)
+def test_dtype_compares_with_every_numpy_spelling(dt):
+    v = kokkos.array([2], dtype=dt)
+    npdt = NP_DTYPES[dt]
+    for spelling in (npdt, npdt.type, npdt.name, npdt.str, dt):
+        assert v.dtype == spelling and spelling == v.dtype and not (v.dtype != spelling)
+    other = np.dtype(np.int8) if npdt != np.int8 else np.dtype(np.uint8)
+    assert v.dtype != other and v.dtype != other.name
+    assert v.dtype != "not a dtype" and v.dtype != None  # noqa: E711
+    # still the integer enum of the original package: ints, hashing, identity
+    assert v.dtype == int(dt) and hash(v.dtype) == hash(int(dt)) and v.dtype is dt
+    assert {dt: "found"}[v.dtype] == "found"

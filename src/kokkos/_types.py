@@ -28,6 +28,24 @@ class _DTypeBase(_Enum):
 
         return numpy.dtype(_DTYPE_NAMES[self.value])
 
+    def __eq__(self, other):
+        # Ints (and members) compare as the integer enum they always were;
+        # every other spelling kokkos accepts for a dtype (numpy.float32,
+        # numpy.dtype("<f4"), "float32", float, ...) compares equal to the
+        # element type it names, as NumPy's dtypes compare.
+        if isinstance(other, int):
+            return int(self) == int(other)
+        try:
+            return int(self) == _core._dtype_index(other)
+        except Exception:  # not a dtype spelling: not equal, as numpy.dtype.__eq__
+            return NotImplemented
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = int.__hash__
+
 
 _DTYPE_INFO = _core._dtype_info()
 _DTYPE_NAMES = tuple(info[0] for info in _DTYPE_INFO)
