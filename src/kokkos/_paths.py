@@ -7,9 +7,7 @@ package ``kokkos_python`` and the Kokkos this package was built with.
 
 from __future__ import annotations
 
-import json
 import os
-import sysconfig
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -31,6 +29,8 @@ def build_config() -> dict:
     """Facts recorded when the package was built: its version and the Kokkos
     it uses (``kokkos_version``, ``kokkos_include_dir``, ``kokkos_library``,
     ``kokkos_dir`` (its CMake package, may be empty), ``kokkos_openmp``)."""
+    import json  # here, not at import: `import kokkos` stays quick
+
     path = os.path.join(_HERE, "share", "kokkos_python", "build.json")
     try:
         with open(path, encoding="utf-8") as f:
@@ -45,6 +45,8 @@ def build_config() -> dict:
 def include_dirs() -> list[str]:
     """Every include directory a C++ module needs: the public headers, the
     Kokkos headers the package was built with, and Python's."""
+    import sysconfig
+
     dirs = [get_include()]
     kokkos_inc = build_config().get("kokkos_include_dir")
     if kokkos_inc:

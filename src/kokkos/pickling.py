@@ -28,7 +28,6 @@ a new Managed View with the same data.
 
 import contextlib
 import contextvars
-from pickle import PickleBuffer
 
 from . import _core
 from ._types import _BUILD, _DTYPE_NAMES, _SPACE_NAMES
@@ -79,6 +78,8 @@ def _compact(view, layout):
 
 
 def _reduce_ex(self, protocol):
+    from pickle import PickleBuffer  # pickle is imported by whoever pickles
+
     if self.released:
         raise RuntimeError(
             f"cannot pickle View '{self.label}': it was released when Kokkos was finalized; "

@@ -60,7 +60,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from typing import Any, Callable, NamedTuple, Optional
+from collections import namedtuple
+from collections.abc import Callable
 
 from .. import _core
 
@@ -159,8 +160,8 @@ _CALLS = {
 }
 
 
-def _make_setter(index: int, name: str) -> Callable[[Optional[Callable]], None]:
-    def setter(callback: Optional[Callable]) -> None:
+def _make_setter(index: int, name: str) -> Callable[[Callable | None], None]:
+    def setter(callback: Callable | None) -> None:
         _t._set_callback(index, callback)
 
     setter.__name__ = setter.__qualname__ = f"set_{name}_callback"
@@ -179,20 +180,20 @@ for _i, _name in enumerate(EVENTS):
 del _i, _name
 
 
-class NativeCallback(NamedTuple):
+class NativeCallback(namedtuple("NativeCallback", ["library", "symbol", "address"])):
     """A callback Kokkos holds that is not a Python callable: a tool
-    library's function (or one set from C++)."""
+    library's function (or one set from C++): ``library``, the shared object
+    holding it ("" if unknown); ``symbol``, its name, e.g.
+    "kokkosp_push_profile_region" ("" if unknown); ``address``, an int."""
 
-    library: str  #: the shared object holding it ("" if unknown)
-    symbol: str  #: its name, e.g. "kokkosp_push_profile_region" ("" if unknown)
-    address: int
+    __slots__ = ()
 
 
 def get_callbacks() -> dict:
     """What Kokkos calls for each event now: {event: callable, NativeCallback
     or None}, read from Kokkos' own table (so a tool library's functions
     show, and Python callbacks a tool library replaced do not)."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for i, name in enumerate(EVENTS):
         if name not in _SETTERS:
             continue
@@ -206,7 +207,7 @@ def get_callbacks() -> dict:
     return out
 
 
-def set_callback(event: str, callback: Optional[Callable]) -> None:
+def set_callback(event: str, callback: Callable | None) -> None:
     """set_<event>_callback(callback) by name (see EVENTS)."""
     try:
         setter = _SETTERS[event]
@@ -226,7 +227,7 @@ def clear_callbacks() -> None:
 
 def _wraps_region(func: Callable, name: str) -> Callable:
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: object, **kwargs: object) -> object:
         push_region(name)
         try:
             return func(*args, **kwargs)
@@ -316,7 +317,7 @@ class ProfilingSection:
         self.start()
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: object) -> bool:
         self.stop()
         return False
 
