@@ -83,9 +83,18 @@ def test_element_assignment_takes_one_element_views():
     dst = kokkos.array([3], dtype=kokkos.float64)
     dst[0] = one(kokkos.float32, 1.5)
     dst[1] = one(kokkos.int64, 7)
-    with pytest.raises(TypeError, match="only a View of one element"):
+    with pytest.raises(TypeError, match="View element assignment: only a View of one element"):
         dst[2] = kokkos.array([2], dtype=kokkos.float64)
     assert list(dst) == [1.5, 7.0, 0.0]
+    # the element converts as a scalar of its dtype would (NumPy truncates into integers)
+    ints = kokkos.array([2, 2], dtype=kokkos.int32)
+    ints[0, 0] = one(kokkos.float64, 2.75, (1, 1))
+    ints[0, 1] = one(kokkos.uint8, 200)
+    with pytest.raises(OverflowError):
+        ints[1, 0] = one(kokkos.float64, 1e12)
+    with pytest.raises(TypeError):
+        ints[1, 1] = one(kokkos.complex64, 1 + 1j)
+    assert np.asarray(ints).tolist() == [[2, 200], [0, 0]]
 
 
 def test_released_view_raises():

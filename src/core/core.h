@@ -249,6 +249,10 @@ PyObject *kp_view_int(PyObject *self);
 PyObject *kp_view_index(PyObject *self);
 int kp_view_bool(PyObject *self);
 PyObject *kp_view_complex(PyObject *self, PyObject *unused);
+/* The element of a View of one element (any rank), read on the host, as a
+ * new reference; NULL with TypeError (more elements), HostAccessError or
+ * RuntimeError (released). what names the operation in the messages. */
+PyObject *kp_view_one_element(kp_view *v, const char *what);
 
 /* ---- copies (copy.c) ------------------------------------------------------------------ */
 

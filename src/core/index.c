@@ -257,7 +257,19 @@ PyObject *kp_view_subscript(PyObject *self, PyObject *key) {
 static int store_element(kp_view *v, Py_ssize_t off, PyObject *value) {
   char tmp[16];
   Py_ssize_t itemsize = kp_dtypes[v->dtype].itemsize;
-  if (kp_dtypes[v->dtype].set(tmp, value) < 0) return -1;
+  PyNumberMethods *nb = Py_TYPE(value)->tp_as_number;
+  if (nb && nb->nb_float == kp_view_float) {
+    /* a View (its type has the View's nb_float: a cheaper test than
+     * kp_view_check on this hot path) of one element stores its element,
+     * whatever its dtype */
+    PyObject *e = kp_view_one_element((kp_view *)value, "View element assignment");
+    if (!e) return -1;
+    int rc = kp_dtypes[v->dtype].set(tmp, e);
+    Py_DECREF(e);
+    if (rc < 0) return -1;
+  } else if (kp_dtypes[v->dtype].set(tmp, value) < 0) {
+    return -1;
+  }
   if (require_element_access(v) < 0) return -1;
   memcpy(v->data + off * itemsize, tmp, (size_t)itemsize);
   return 0;

@@ -19,7 +19,7 @@
 
 /* The single element of v as a new Python object, or NULL with an
  * exception; what names the conversion for the messages. */
-static PyObject *one_element(kp_view *v, const char *what) {
+PyObject *kp_view_one_element(kp_view *v, const char *what) {
   if (kp_view_check_released(v)) return NULL;
   Py_ssize_t n = kp_view_size(v);
   if (n != 1) {
@@ -39,7 +39,7 @@ static PyObject *one_element(kp_view *v, const char *what) {
 
 /* conv(the single element), or NULL with an exception. */
 static PyObject *converted(PyObject *self, const char *what, PyObject *(*conv)(PyObject *)) {
-  PyObject *e = one_element((kp_view *)self, what);
+  PyObject *e = kp_view_one_element((kp_view *)self, what);
   if (!e) return NULL;
   PyObject *r = conv(e);
   Py_DECREF(e);
@@ -63,7 +63,7 @@ PyObject *kp_view_index(PyObject *self) {
                  v->label, v->rank, kp_dtypes[v->dtype].name);
     return NULL;
   }
-  return one_element(v, "operator.index(View)"); /* already an int */
+  return kp_view_one_element(v, "operator.index(View)"); /* already an int */
 }
 
 int kp_view_bool(PyObject *self) {
@@ -74,7 +74,7 @@ int kp_view_bool(PyObject *self) {
     if (kp_view_check_released(v)) return -1;
     return v->shape[0] != 0;
   }
-  PyObject *e = one_element(v, "bool(View)");
+  PyObject *e = kp_view_one_element(v, "bool(View)");
   if (!e) return -1;
   int r = PyObject_IsTrue(e);
   Py_DECREF(e);
