@@ -159,13 +159,16 @@ namespace detail {
 template <class T>
 struct dependent_false : std::false_type {};
 
+// One line per known type: `template <> struct TRAIT<TYPE> { value = VALUE; }`.
+#define KOKKOS_PYTHON_DETAIL_MAP(TRAIT, TYPE, VALUE) \
+  template <>                                        \
+  struct TRAIT<TYPE> {                               \
+    static constexpr int value = VALUE;              \
+  };
+
 template <class T, class = void>
 struct dtype_of {
   static constexpr int value = -1;
-};
-template <>
-struct dtype_of<bool> {
-  static constexpr int value = KOKKOS_PYTHON_BOOL;
 };
 template <class T>
 struct dtype_of<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
@@ -180,142 +183,69 @@ struct dtype_of<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, 
                                                       : sizeof(T) == 8 ? KOKKOS_PYTHON_UINT64
                                                                        : -1);
 };
-template <>
-struct dtype_of<float> {
-  static constexpr int value = KOKKOS_PYTHON_FLOAT32;
-};
-template <>
-struct dtype_of<double> {
-  static constexpr int value = KOKKOS_PYTHON_FLOAT64;
-};
-template <>
-struct dtype_of<Kokkos::complex<float>> {
-  static constexpr int value = KOKKOS_PYTHON_COMPLEX64;
-};
-template <>
-struct dtype_of<Kokkos::complex<double>> {
-  static constexpr int value = KOKKOS_PYTHON_COMPLEX128;
-};
-template <>
-struct dtype_of<std::complex<float>> {
-  static constexpr int value = KOKKOS_PYTHON_COMPLEX64;
-};
-template <>
-struct dtype_of<std::complex<double>> {
-  static constexpr int value = KOKKOS_PYTHON_COMPLEX128;
-};
+KOKKOS_PYTHON_DETAIL_MAP(dtype_of, bool, KOKKOS_PYTHON_BOOL)
+KOKKOS_PYTHON_DETAIL_MAP(dtype_of, float, KOKKOS_PYTHON_FLOAT32)
+KOKKOS_PYTHON_DETAIL_MAP(dtype_of, double, KOKKOS_PYTHON_FLOAT64)
+KOKKOS_PYTHON_DETAIL_MAP(dtype_of, Kokkos::complex<float>, KOKKOS_PYTHON_COMPLEX64)
+KOKKOS_PYTHON_DETAIL_MAP(dtype_of, Kokkos::complex<double>, KOKKOS_PYTHON_COMPLEX128)
+KOKKOS_PYTHON_DETAIL_MAP(dtype_of, std::complex<float>, KOKKOS_PYTHON_COMPLEX64)
+KOKKOS_PYTHON_DETAIL_MAP(dtype_of, std::complex<double>, KOKKOS_PYTHON_COMPLEX128)
 // Half precision. Kokkos::Experimental::half_t is a 16-bit type only where a
 // backend supplies one (CUDA, HIP, SYCL); elsewhere Kokkos defines it as float
 // (KOKKOS_HALF_T_IS_FLOAT, Kokkos 3.4 to 4.x), and then it is float32 above.
 #if defined(KOKKOS_HALF_T_IS_FLOAT) && !KOKKOS_HALF_T_IS_FLOAT
-template <>
-struct dtype_of<Kokkos::Experimental::half_t> {
-  static_assert(sizeof(Kokkos::Experimental::half_t) == 2, "kokkos_python: Kokkos' half_t is not 16 bits wide");
-  static constexpr int value = KOKKOS_PYTHON_FLOAT16;
-};
+static_assert(sizeof(Kokkos::Experimental::half_t) == 2, "kokkos_python: Kokkos' half_t is not 16 bits wide");
+KOKKOS_PYTHON_DETAIL_MAP(dtype_of, Kokkos::Experimental::half_t, KOKKOS_PYTHON_FLOAT16)
 #endif
 // The compiler's binary16 (GCC 12+ and Clang on x86-64 and AArch64; C++23's
 // std::float16_t is this type), usable on any backend's host side.
 #if defined(__FLT16_MANT_DIG__) && !defined(__CUDACC__)
-template <>
-struct dtype_of<_Float16> {
-  static constexpr int value = KOKKOS_PYTHON_FLOAT16;
-};
+KOKKOS_PYTHON_DETAIL_MAP(dtype_of, _Float16, KOKKOS_PYTHON_FLOAT16)
 #endif
 
 template <class Space>
 struct space_of {
   static constexpr int value = -1;
 };
-template <>
-struct space_of<Kokkos::HostSpace> {
-  static constexpr int value = KOKKOS_PYTHON_HOST_SPACE;
-};
+KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::HostSpace, KOKKOS_PYTHON_HOST_SPACE)
 #if defined(KOKKOS_ENABLE_CUDA)
-template <>
-struct space_of<Kokkos::CudaSpace> {
-  static constexpr int value = KOKKOS_PYTHON_CUDA_SPACE;
-};
-template <>
-struct space_of<Kokkos::CudaUVMSpace> {
-  static constexpr int value = KOKKOS_PYTHON_CUDA_UVM_SPACE;
-};
-template <>
-struct space_of<Kokkos::CudaHostPinnedSpace> {
-  static constexpr int value = KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE;
-};
+KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::CudaSpace, KOKKOS_PYTHON_CUDA_SPACE)
+KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::CudaUVMSpace, KOKKOS_PYTHON_CUDA_UVM_SPACE)
+KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::CudaHostPinnedSpace, KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE)
 #endif
 #if defined(KOKKOS_ENABLE_HBWSPACE)
-template <>
-struct space_of<Kokkos::Experimental::HBWSpace> {
-  static constexpr int value = KOKKOS_PYTHON_HBW_SPACE;
-};
+KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::Experimental::HBWSpace, KOKKOS_PYTHON_HBW_SPACE)
 #endif
 #if defined(KOKKOS_ENABLE_HIP)
 #if KOKKOS_VERSION >= 40000
-template <>
-struct space_of<Kokkos::HIPSpace> {
-  static constexpr int value = KOKKOS_PYTHON_HIP_SPACE;
-};
-template <>
-struct space_of<Kokkos::HIPHostPinnedSpace> {
-  static constexpr int value = KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE;
-};
+namespace hip_spaces = ::Kokkos;  // the HIP spaces left Experimental in Kokkos 4.0
 #else
-template <>
-struct space_of<Kokkos::Experimental::HIPSpace> {
-  static constexpr int value = KOKKOS_PYTHON_HIP_SPACE;
-};
-template <>
-struct space_of<Kokkos::Experimental::HIPHostPinnedSpace> {
-  static constexpr int value = KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE;
-};
+namespace hip_spaces = ::Kokkos::Experimental;
 #endif
+KOKKOS_PYTHON_DETAIL_MAP(space_of, hip_spaces::HIPSpace, KOKKOS_PYTHON_HIP_SPACE)
+KOKKOS_PYTHON_DETAIL_MAP(space_of, hip_spaces::HIPHostPinnedSpace, KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE)
 #endif
 #if defined(KOKKOS_ENABLE_OPENMPTARGET)
-template <>
-struct space_of<Kokkos::Experimental::OpenMPTargetSpace> {
-  static constexpr int value = KOKKOS_PYTHON_OPENMP_TARGET_SPACE;
-};
+KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::Experimental::OpenMPTargetSpace, KOKKOS_PYTHON_OPENMP_TARGET_SPACE)
 #endif
 #if defined(KOKKOS_ENABLE_SYCL)
 #if KOKKOS_VERSION >= 40500
-template <>
-struct space_of<Kokkos::SYCLSharedUSMSpace> {
-  static constexpr int value = KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE;
-};
-template <>
-struct space_of<Kokkos::SYCLDeviceUSMSpace> {
-  static constexpr int value = KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE;
-};
+namespace sycl_spaces = ::Kokkos;  // the SYCL spaces left Experimental in Kokkos 4.5
 #else
-template <>
-struct space_of<Kokkos::Experimental::SYCLSharedUSMSpace> {
-  static constexpr int value = KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE;
-};
-template <>
-struct space_of<Kokkos::Experimental::SYCLDeviceUSMSpace> {
-  static constexpr int value = KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE;
-};
+namespace sycl_spaces = ::Kokkos::Experimental;
 #endif
+KOKKOS_PYTHON_DETAIL_MAP(space_of, sycl_spaces::SYCLSharedUSMSpace, KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE)
+KOKKOS_PYTHON_DETAIL_MAP(space_of, sycl_spaces::SYCLDeviceUSMSpace, KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE)
 #endif
 
 template <class Layout>
 struct layout_of {
   static constexpr int value = -1;
 };
-template <>
-struct layout_of<Kokkos::LayoutRight> {
-  static constexpr int value = KOKKOS_PYTHON_LAYOUT_RIGHT;
-};
-template <>
-struct layout_of<Kokkos::LayoutLeft> {
-  static constexpr int value = KOKKOS_PYTHON_LAYOUT_LEFT;
-};
-template <>
-struct layout_of<Kokkos::LayoutStride> {
-  static constexpr int value = KOKKOS_PYTHON_LAYOUT_STRIDE;
-};
+KOKKOS_PYTHON_DETAIL_MAP(layout_of, Kokkos::LayoutRight, KOKKOS_PYTHON_LAYOUT_RIGHT)
+KOKKOS_PYTHON_DETAIL_MAP(layout_of, Kokkos::LayoutLeft, KOKKOS_PYTHON_LAYOUT_LEFT)
+KOKKOS_PYTHON_DETAIL_MAP(layout_of, Kokkos::LayoutStride, KOKKOS_PYTHON_LAYOUT_STRIDE)
+#undef KOKKOS_PYTHON_DETAIL_MAP
 
 template <class Traits>
 constexpr uint32_t trait_flags() {
