@@ -94,6 +94,24 @@ def examples() -> Path:
     })
 
 
+def built_test_modules() -> Path:
+    """test_modules() for a pytest fixture: a failed build fails the test
+    with the build's output."""
+    import pytest
+
+    try:
+        return test_modules()
+    except BuildError as e:
+        pytest.fail(f"building the test modules failed:\n{e}")
+
+
+def test_module(name: str):
+    """One test module (kp_test_pyb, kp_test_nb, kp_test_c), built and
+    imported, with Kokkos initialized first."""
+    kokkos.initialize()
+    return import_from(built_test_modules(), name)
+
+
 def import_from(directory: Path, name: str):
     if str(directory) not in sys.path:
         sys.path.insert(0, str(directory))

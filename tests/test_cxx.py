@@ -51,15 +51,7 @@ def expected(dtype, shape):
 
 @pytest.fixture(scope="module")
 def modules():
-    kokkos.initialize()
-    try:
-        path = cxx_build.test_modules()
-    except cxx_build.BuildError as e:
-        pytest.fail(f"building the test modules failed:\n{e}")
-    return {
-        "pybind11": cxx_build.import_from(path, "kp_test_pyb"),
-        "nanobind": cxx_build.import_from(path, "kp_test_nb"),
-    }
+    return {"pybind11": cxx_build.test_module("kp_test_pyb"), "nanobind": cxx_build.test_module("kp_test_nb")}
 
 
 @pytest.fixture

@@ -21,12 +21,7 @@ AVAILABLE = set(kokkos.enabled_memory_spaces())
 
 @pytest.fixture(scope="module")
 def c():
-    kokkos.initialize()
-    try:
-        path = cxx_build.test_modules()
-    except cxx_build.BuildError as e:
-        pytest.fail(f"building the test modules failed:\n{e}")
-    return cxx_build.import_from(path, "kp_test_c")
+    return cxx_build.test_module("kp_test_c")
 
 
 def np_dtype(d):

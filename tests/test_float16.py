@@ -494,12 +494,7 @@ def test_cuda_array_interface_refuses_host_views():
 def pyb():
     import cxx_build
 
-    kokkos.initialize()
-    try:
-        path = cxx_build.test_modules()
-    except cxx_build.BuildError as e:
-        pytest.fail(f"building the test modules failed:\n{e}")
-    return cxx_build.import_from(path, "kp_test_pyb")
+    return cxx_build.test_module("kp_test_pyb")
 
 
 def test_half_t_maps_to_what_kokkos_stores(pyb):
