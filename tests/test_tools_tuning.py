@@ -483,14 +483,17 @@ def test_reference_counts_stay_flat(cxx):
         kt.request_output_values(1, inputs, outputs)
         via_event_set(cxx, 100)
     kt.clear_callbacks()
-    base = (
-        sys.getrefcount(tuner),
-        sys.getrefcount(other),
-        sys.getrefcount(outputs[0]),
-        sys.getrefcount(inputs[0]),
-        count(kt.VariableValue),
-        count(kt.VariableInfo),
-    )
+    def snapshot():
+        return (
+            sys.getrefcount(tuner),
+            sys.getrefcount(other),
+            sys.getrefcount(outputs[0]),
+            sys.getrefcount(inputs[0]),
+            count(kt.VariableValue),
+            count(kt.VariableInfo),
+        )
+
+    base = snapshot()
     for _ in range(200):
         kt.set_request_output_values_callback(tuner)
         for name in TUNING_EVENTS[:2] + TUNING_EVENTS[3:]:
@@ -500,12 +503,4 @@ def test_reference_counts_stay_flat(cxx):
         kt.declare_input_type("x", kt.VariableInfo(str, "categorical", ["a", "b"]))
         kt.clear_callbacks()
     assert outputs[0].value == 64
-    after = (
-        sys.getrefcount(tuner),
-        sys.getrefcount(other),
-        sys.getrefcount(outputs[0]),
-        sys.getrefcount(inputs[0]),
-        count(kt.VariableValue),
-        count(kt.VariableInfo),
-    )
-    assert after == base
+    assert snapshot() == base

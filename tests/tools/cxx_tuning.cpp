@@ -19,6 +19,21 @@
 
 namespace KTE = Kokkos::Tools::Experimental;
 
+namespace {
+// A variable's description; candidates stay empty for unbounded ones.
+KTE::VariableInfo make_info(Kokkos_Tools_VariableInfo_ValueType arg_type,
+                            Kokkos_Tools_VariableInfo_StatisticalCategory arg_category,
+                            Kokkos_Tools_VariableInfo_CandidateValueType arg_quantity,
+                            KTE::SetOrRange arg_candidates = {}) {
+  KTE::VariableInfo info{};
+  info.type = arg_type;
+  info.category = arg_category;
+  info.valueQuantity = arg_quantity;
+  info.candidates = arg_candidates;
+  return info;
+}
+}  // namespace
+
 extern "C" {
 
 int kp_tuning_kokkos_enable_tuning() {
@@ -32,15 +47,9 @@ int kp_tuning_kokkos_enable_tuning() {
 // ids[0] output id, ids[1] input id, ids[2] context id.
 int64_t kp_tuning_via_kokkos(int64_t problem_size, int64_t default_block, size_t *ids) {
   static int64_t blocks[] = {16, 32, 64, 128};
-  KTE::VariableInfo out_info{};
-  out_info.type = kokkos_value_int64;
-  out_info.category = kokkos_value_ordinal;
-  out_info.valueQuantity = kokkos_value_set;
-  out_info.candidates = KTE::make_candidate_set(4, blocks);
-  KTE::VariableInfo in_info{};
-  in_info.type = kokkos_value_int64;
-  in_info.category = kokkos_value_interval;
-  in_info.valueQuantity = kokkos_value_unbounded;
+  KTE::VariableInfo out_info =
+      make_info(kokkos_value_int64, kokkos_value_ordinal, kokkos_value_set, KTE::make_candidate_set(4, blocks));
+  KTE::VariableInfo in_info = make_info(kokkos_value_int64, kokkos_value_interval, kokkos_value_unbounded);
   const size_t out_id = KTE::declare_output_type("cxx_kokkos_block_size", out_info);
   const size_t in_id = KTE::declare_input_type("cxx_kokkos_problem_size", in_info);
   const size_t ctx = KTE::get_new_context_id();
@@ -62,25 +71,13 @@ void event_set_body(int64_t problem_size, int64_t *block, double *ratio, char *a
   static int64_t blocks[] = {16, 32, 64, 128};
   std::string algorithms[] = {"serial", "blocked", "tiled"};
 
-  KTE::VariableInfo block_info{};
-  block_info.type = kokkos_value_int64;
-  block_info.category = kokkos_value_ordinal;
-  block_info.valueQuantity = kokkos_value_set;
-  block_info.candidates = KTE::make_candidate_set(4, blocks);
-  KTE::VariableInfo ratio_info{};
-  ratio_info.type = kokkos_value_double;
-  ratio_info.category = kokkos_value_ratio;
-  ratio_info.valueQuantity = kokkos_value_range;
-  ratio_info.candidates = KTE::make_candidate_range(0.0, 1.0, 0.25, false, true);
-  KTE::VariableInfo alg_info{};
-  alg_info.type = kokkos_value_string;
-  alg_info.category = kokkos_value_categorical;
-  alg_info.valueQuantity = kokkos_value_set;
-  alg_info.candidates = KTE::make_candidate_set(3, algorithms);  // Kokkos allocates the strings
-  KTE::VariableInfo size_info{};
-  size_info.type = kokkos_value_int64;
-  size_info.category = kokkos_value_interval;
-  size_info.valueQuantity = kokkos_value_unbounded;
+  KTE::VariableInfo block_info =
+      make_info(kokkos_value_int64, kokkos_value_ordinal, kokkos_value_set, KTE::make_candidate_set(4, blocks));
+  KTE::VariableInfo ratio_info = make_info(kokkos_value_double, kokkos_value_ratio, kokkos_value_range,
+                                           KTE::make_candidate_range(0.0, 1.0, 0.25, false, true));
+  KTE::VariableInfo alg_info = make_info(kokkos_value_string, kokkos_value_categorical, kokkos_value_set,
+                                         KTE::make_candidate_set(3, algorithms));  // Kokkos allocates the strings
+  KTE::VariableInfo size_info = make_info(kokkos_value_int64, kokkos_value_interval, kokkos_value_unbounded);
 
   const size_t block_id = KTE::get_new_variable_id();
   const size_t ratio_id = KTE::get_new_variable_id();
