@@ -67,6 +67,17 @@ kp_status require_not_finalized(kp_error *arg_err) noexcept {
   return KP_OK;
 }
 
+// A profiling call: refused after Kokkos finalized, guarded like every
+// bridge call; arg_f does the call and cannot fail otherwise.
+template <class F>
+kp_status profiling_call(kp_error *arg_err, F &&arg_f) noexcept {
+  return guarded(arg_err, [&]() -> kp_status {
+    if (auto s = require_not_finalized(arg_err)) return s;
+    arg_f();
+    return KP_OK;
+  });
+}
+
 // ---- state --------------------------------------------------------------------
 
 kp_tools_handlers g_handlers{};
@@ -310,69 +321,40 @@ extern "C" int kp_tools_bridge_profile_library_loaded(void) { return Kokkos::Too
 // ---- profiling calls -------------------------------------------------------------
 
 extern "C" kp_status kp_tools_bridge_push_region(const char *name, kp_error *err) {
-  return guarded(err, [&]() -> kp_status {
-    if (auto s = require_not_finalized(err)) return s;
-    Kokkos::Tools::pushRegion(std::string(name ? name : ""));
-    return KP_OK;
-  });
+  return profiling_call(err, [&] { Kokkos::Tools::pushRegion(std::string(name ? name : "")); });
 }
 
 extern "C" kp_status kp_tools_bridge_pop_region(kp_error *err) {
-  return guarded(err, [&]() -> kp_status {
-    if (auto s = require_not_finalized(err)) return s;
-    Kokkos::Tools::popRegion();
-    return KP_OK;
-  });
+  return profiling_call(err, [&] { Kokkos::Tools::popRegion(); });
 }
 
 extern "C" kp_status kp_tools_bridge_create_profile_section(const char *name, uint32_t *out_id, kp_error *err) {
-  return guarded(err, [&]() -> kp_status {
-    if (auto s = require_not_finalized(err)) return s;
+  return profiling_call(err, [&] {
     uint32_t id = 0;
     Kokkos::Tools::createProfileSection(std::string(name ? name : ""), &id);
     if (out_id) *out_id = id;
-    return KP_OK;
   });
 }
 
 extern "C" kp_status kp_tools_bridge_destroy_profile_section(uint32_t id, kp_error *err) {
-  return guarded(err, [&]() -> kp_status {
-    if (auto s = require_not_finalized(err)) return s;
-    Kokkos::Tools::destroyProfileSection(id);
-    return KP_OK;
-  });
+  return profiling_call(err, [&] { Kokkos::Tools::destroyProfileSection(id); });
 }
 
 extern "C" kp_status kp_tools_bridge_start_section(uint32_t id, kp_error *err) {
-  return guarded(err, [&]() -> kp_status {
-    if (auto s = require_not_finalized(err)) return s;
-    Kokkos::Tools::startSection(id);
-    return KP_OK;
-  });
+  return profiling_call(err, [&] { Kokkos::Tools::startSection(id); });
 }
 
 extern "C" kp_status kp_tools_bridge_stop_section(uint32_t id, kp_error *err) {
-  return guarded(err, [&]() -> kp_status {
-    if (auto s = require_not_finalized(err)) return s;
-    Kokkos::Tools::stopSection(id);
-    return KP_OK;
-  });
+  return profiling_call(err, [&] { Kokkos::Tools::stopSection(id); });
 }
 
 extern "C" kp_status kp_tools_bridge_mark_event(const char *name, kp_error *err) {
-  return guarded(err, [&]() -> kp_status {
-    if (auto s = require_not_finalized(err)) return s;
-    Kokkos::Tools::markEvent(std::string(name ? name : ""));
-    return KP_OK;
-  });
+  return profiling_call(err, [&] { Kokkos::Tools::markEvent(std::string(name ? name : "")); });
 }
 
 extern "C" kp_status kp_tools_bridge_declare_metadata(const char *key, const char *value, kp_error *err) {
-  return guarded(err, [&]() -> kp_status {
-    if (auto s = require_not_finalized(err)) return s;
-    Kokkos::Tools::declareMetadata(std::string(key ? key : ""), std::string(value ? value : ""));
-    return KP_OK;
-  });
+  return profiling_call(
+      err, [&] { Kokkos::Tools::declareMetadata(std::string(key ? key : ""), std::string(value ? value : "")); });
 }
 
 extern "C" kp_status kp_tools_bridge_pause(kp_error *err) {
