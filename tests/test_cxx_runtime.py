@@ -154,6 +154,8 @@ try:
     m.echo_2d(v)
 except TypeError as e:
     assert "incompatible function arguments" in str(e)
+else:
+    raise AssertionError("a released View must not convert to a C++ View")
 try:
     m.as_f64_2d(w)
 except RuntimeError as e:

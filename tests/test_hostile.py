@@ -513,6 +513,8 @@ def test_index_that_finalizes_during_element_read():
             v[Finalizing()]
         except RuntimeError as e:
             assert "'grid'" in str(e), e
+        else:
+            raise SystemExit("read from released memory")
         print("done")
         """
     )

@@ -132,10 +132,14 @@ def test_live_views_at_finalize():
             kokkos.deep_copy(w, 1.0)
         except RuntimeError as e:
             assert "'other'" in str(e)
+        else:
+            raise SystemExit("deep_copy into a released View did not raise")
         try:
             np.asarray(w)
         except RuntimeError as e:
             assert "released" in str(e)
+        else:
+            raise SystemExit("exporting a released View did not raise")
         assert "released" in repr(w)
         # memory exported to NumPy before finalize stays valid
         assert a[5] == 3.0
