@@ -12,6 +12,15 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 # JAX narrows 64-bit types to 32 bits (a copy) unless told otherwise
 jax.config.update("jax_enable_x64", True)
+# These tests are about host memory: on a machine with a GPU, JAX's default
+# device is the GPU (tests/test_cuda_interop.py covers that side).
+_CPU = jax.devices("cpu")[0]
+
+
+@pytest.fixture(autouse=True)
+def _jax_on_the_cpu():
+    with jax.default_device(_CPU):
+        yield
 
 
 @pytest.mark.parametrize("dt", [kokkos.float32, kokkos.float64, kokkos.int32, kokkos.float16, kokkos.complex64],

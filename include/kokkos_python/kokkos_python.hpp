@@ -190,17 +190,26 @@ KOKKOS_PYTHON_DETAIL_MAP(dtype_of, Kokkos::complex<float>, KOKKOS_PYTHON_COMPLEX
 KOKKOS_PYTHON_DETAIL_MAP(dtype_of, Kokkos::complex<double>, KOKKOS_PYTHON_COMPLEX128)
 KOKKOS_PYTHON_DETAIL_MAP(dtype_of, std::complex<float>, KOKKOS_PYTHON_COMPLEX64)
 KOKKOS_PYTHON_DETAIL_MAP(dtype_of, std::complex<double>, KOKKOS_PYTHON_COMPLEX128)
-// Half precision. Kokkos::Experimental::half_t is a 16-bit type only where a
-// backend supplies one (CUDA, HIP, SYCL); elsewhere Kokkos defines it as float
-// (KOKKOS_HALF_T_IS_FLOAT, Kokkos 3.4 to 4.x), and then it is float32 above.
+// Half precision: every 16-bit binary16 type the toolchain has maps to
+// kokkos.float16. Kokkos::Experimental::half_t is 16 bits wide only where a
+// backend supplies one (CUDA, HIP, SYCL); elsewhere Kokkos defines it as
+// float (KOKKOS_HALF_T_IS_FLOAT, Kokkos 3.4 to 4.x), and it is float32
+// above. The compiler's _Float16 (GCC 12+ and Clang on x86-64 and AArch64;
+// C++23's std::float16_t) maps too, except under CUDA's compiler, whose
+// front end does not know it.
+//
+// KOKKOS_PYTHON_FLOAT16_TYPE names the one to use in portable code (half_t
+// where it is 16 bits, else _Float16); it is undefined where neither exists.
 #if defined(KOKKOS_HALF_T_IS_FLOAT) && !KOKKOS_HALF_T_IS_FLOAT
 static_assert(sizeof(Kokkos::Experimental::half_t) == 2, "kokkos_python: Kokkos' half_t is not 16 bits wide");
 KOKKOS_PYTHON_DETAIL_MAP(dtype_of, Kokkos::Experimental::half_t, KOKKOS_PYTHON_FLOAT16)
+#define KOKKOS_PYTHON_FLOAT16_TYPE Kokkos::Experimental::half_t
 #endif
-// The compiler's binary16 (GCC 12+ and Clang on x86-64 and AArch64; C++23's
-// std::float16_t is this type), usable on any backend's host side.
 #if defined(__FLT16_MANT_DIG__) && !defined(__CUDACC__)
 KOKKOS_PYTHON_DETAIL_MAP(dtype_of, _Float16, KOKKOS_PYTHON_FLOAT16)
+#if !defined(KOKKOS_PYTHON_FLOAT16_TYPE)
+#define KOKKOS_PYTHON_FLOAT16_TYPE _Float16
+#endif
 #endif
 
 template <class Space>

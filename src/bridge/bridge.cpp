@@ -254,6 +254,41 @@ struct transpose_functor {
   }
 };
 
+// The same tile copy for GPUs, as 8 x 32 threads: the 32 lanes of a warp
+// (Kokkos' vector lanes) walk the contiguous side of the tile, and each of
+// the 8 team threads takes every 8th line, so reads and writes coalesce and
+// no index needs a division.
+template <class Exec, class T>
+struct transpose_lanes_functor {
+  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
+  static constexpr int lines = 8;
+  int64_t m_n0, m_n1, m_tiles1;
+  T *m_dst;
+  int64_t m_d0;
+  const T *m_src;
+  int64_t m_s1;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type &arg_team) const {
+    T *tile = static_cast<T *>(arg_team.team_scratch(0).get_shmem(sizeof(T) * kp_tile * (kp_tile + 1)));
+    const int64_t i0 = (arg_team.league_rank() / m_tiles1) * kp_tile;
+    const int64_t j0 = (arg_team.league_rank() % m_tiles1) * kp_tile;
+    const int ni = static_cast<int>(m_n0 - i0 < kp_tile ? m_n0 - i0 : kp_tile);
+    const int nj = static_cast<int>(m_n1 - j0 < kp_tile ? m_n1 - j0 : kp_tile);
+    const T *src = m_src + i0 + j0 * m_s1;  // src(i, j) at src[i + j * s1]
+    T *dst = m_dst + i0 * m_d0 + j0;        // dst(i, j) at dst[i * d0 + j]
+    const int64_t s1 = m_s1, d0 = m_d0;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(arg_team, nj), [&](const int jj) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(arg_team, ni),
+                           [&](const int ii) { tile[ii * (kp_tile + 1) + jj] = src[ii + jj * s1]; });
+    });
+    arg_team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(arg_team, ni), [&](const int ii) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(arg_team, nj),
+                           [&](const int jj) { dst[ii * d0 + jj] = tile[ii * (kp_tile + 1) + jj]; });
+    });
+  }
+};
+
 template <class Space, size_t N>
 bool try_transpose(const strided_shape &arg_shape, void *arg_dst, const void *arg_src) {
   using T = typename element<N>::type;
@@ -264,12 +299,25 @@ bool try_transpose(const strided_shape &arg_shape, void *arg_dst, const void *ar
     return false;
   const int64_t tiles0 = (p.m_extents[0] + kp_tile - 1) / kp_tile;
   const int64_t tiles1 = (p.m_extents[1] + kp_tile - 1) / kp_tile;
-  transpose_functor<exec, T> f{
-      p.m_extents[0], p.m_extents[1], tiles1, static_cast<T *>(arg_dst), p.m_dst[0], static_cast<const T *>(arg_src),
-      p.m_src[1]};
-  Kokkos::TeamPolicy<exec> policy(static_cast<int>(tiles0 * tiles1), Kokkos::AUTO);
-  policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(T) * kp_tile * (kp_tile + 1)));
-  Kokkos::parallel_for("kokkos.deep_copy(transpose)", policy, f);
+  const int league = static_cast<int>(tiles0 * tiles1);
+  const auto scratch = Kokkos::PerTeam(sizeof(T) * kp_tile * (kp_tile + 1));
+  constexpr bool device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+  if constexpr (device) {
+    using functor = transpose_lanes_functor<exec, T>;
+    functor f{
+        p.m_extents[0], p.m_extents[1], tiles1, static_cast<T *>(arg_dst), p.m_dst[0], static_cast<const T *>(arg_src),
+        p.m_src[1]};
+    Kokkos::TeamPolicy<exec> policy(league, functor::lines, kp_tile);
+    policy.set_scratch_size(0, scratch);
+    Kokkos::parallel_for("kokkos.deep_copy(transpose)", policy, f);
+  } else {
+    transpose_functor<exec, T> f{
+        p.m_extents[0], p.m_extents[1], tiles1, static_cast<T *>(arg_dst), p.m_dst[0], static_cast<const T *>(arg_src),
+        p.m_src[1]};
+    Kokkos::TeamPolicy<exec> policy(league, Kokkos::AUTO);
+    policy.set_scratch_size(0, scratch);
+    Kokkos::parallel_for("kokkos.deep_copy(transpose)", policy, f);
+  }
   exec().fence();
   return true;
 }
@@ -297,6 +345,26 @@ kp_status run_fill(const strided_shape &arg_shape, int64_t arg_count, void *arg_
                        f);
   exec().fence();
   return KP_OK;
+}
+
+// Zero-fills a new allocation in a device space the way Kokkos initializes
+// a View: a kernel named after the View's label, so Kokkos Tools see the
+// label (a deep_copy into an unmanaged View would report an empty one).
+template <class Space>
+void zero_fill(void *arg_ptr, size_t arg_bytes, const char *arg_label) {
+  using exec = typename Space::execution_space;
+  const std::string name = std::string("Kokkos::View::initialization [") + arg_label + "]";
+  const bool words = arg_bytes % sizeof(uint64_t) == 0;
+  const int64_t count = static_cast<int64_t>(words ? arg_bytes / sizeof(uint64_t) : arg_bytes);
+  const int64_t one = 1;
+  int64_t n;
+  const strided_shape shape = make_shape(1, &count, &one, nullptr, n);
+  const auto policy = Kokkos::RangePolicy<exec, Kokkos::IndexType<int64_t>>(0, n);
+  if (words)
+    Kokkos::parallel_for(name, policy, fill_functor<uint64_t>{shape, static_cast<uint64_t *>(arg_ptr), 0});
+  else
+    Kokkos::parallel_for(name, policy, fill_functor<uint8_t>{shape, static_cast<uint8_t *>(arg_ptr), 0});
+  exec().fence();
 }
 
 template <class F>
@@ -540,9 +608,7 @@ extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t byt
       if (zero && std::is_same_v<S, Kokkos::HostSpace>) {
         std::memset(p, 0, bytes);
       } else if (zero) {
-        Kokkos::View<unsigned char *, S, Kokkos::MemoryTraits<Kokkos::Unmanaged>> v(static_cast<unsigned char *>(p),
-                                                                                    bytes);
-        Kokkos::deep_copy(v, static_cast<unsigned char>(0));
+        zero_fill<S>(p, bytes, label ? label : "");
       }
       *out = p;
       return KP_OK;

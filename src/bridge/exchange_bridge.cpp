@@ -28,6 +28,57 @@ cudaStream_t cuda_stream_of(uintptr_t arg_stream) noexcept {
 }
 #endif
 
+#if defined(KOKKOS_ENABLE_CUDA)
+// One event per thread and device, reused: cudaStreamWaitEvent waits for
+// the event's latest record at the time of the call, so recording it again
+// later changes nothing for streams that already wait on it.
+cudaError_t cuda_event_for(int arg_device, cudaEvent_t &arg_event) noexcept {
+  thread_local cudaEvent_t t_event = nullptr;
+  thread_local int t_device = -1;
+  if (t_event && t_device == arg_device) {
+    arg_event = t_event;
+    return cudaSuccess;
+  }
+  int current = 0;
+  cudaError_t e = cudaGetDevice(&current);
+  if (e != cudaSuccess) return e;
+  if (current != arg_device && (e = cudaSetDevice(arg_device)) != cudaSuccess) return e;
+  cudaEvent_t made = nullptr;
+  e = cudaEventCreateWithFlags(&made, cudaEventDisableTiming);
+  if (current != arg_device) (void)cudaSetDevice(current);
+  if (e != cudaSuccess) return e;
+  if (t_event) (void)cudaEventDestroy(t_event);  // made on another device
+  t_event = made;
+  t_device = arg_device;
+  arg_event = made;
+  return cudaSuccess;
+}
+#endif
+
+#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+hipError_t hip_event_for(int arg_device, hipEvent_t &arg_event) noexcept {
+  thread_local hipEvent_t t_event = nullptr;
+  thread_local int t_device = -1;
+  if (t_event && t_device == arg_device) {
+    arg_event = t_event;
+    return hipSuccess;
+  }
+  int current = 0;
+  hipError_t e = hipGetDevice(&current);
+  if (e != hipSuccess) return e;
+  if (current != arg_device && (e = hipSetDevice(arg_device)) != hipSuccess) return e;
+  hipEvent_t made = nullptr;
+  e = hipEventCreateWithFlags(&made, hipEventDisableTiming);
+  if (current != arg_device) (void)hipSetDevice(current);
+  if (e != hipSuccess) return e;
+  if (t_event) (void)hipEventDestroy(t_event);
+  t_event = made;
+  t_device = arg_device;
+  arg_event = made;
+  return hipSuccess;
+}
+#endif
+
 }  // namespace kokkos_python::impl
 
 using namespace kokkos_python::impl;
@@ -126,6 +177,45 @@ extern "C" kp_status kp_bridge_stream_synchronize(int arg_space, uintptr_t arg_s
     return fail(arg_err, KP_E_KOKKOS, "synchronizing a stream raised an unknown C++ exception");
   }
   (void)arg_stream;
+  if (arg_space == KP_SPACE_HOST) return KP_OK;
+  return fail(arg_err, KP_E_UNAVAILABLE, "this Kokkos has no device backend for that memory space's streams");
+}
+
+extern "C" kp_status kp_bridge_stream_wait(int arg_space, uintptr_t arg_waiter, uintptr_t arg_producer,
+                                           kp_error *arg_err) {
+  if (arg_waiter == arg_producer) return KP_OK;
+  try {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if (is_cuda_space(arg_space)) {
+      cudaEvent_t event = nullptr;
+      cudaError_t e = cuda_event_for(kp_bridge_device_id(arg_space), event);
+      if (e == cudaSuccess) e = cudaEventRecord(event, cuda_stream_of(arg_producer));
+      if (e == cudaSuccess) e = cudaStreamWaitEvent(cuda_stream_of(arg_waiter), event, 0);
+      if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return fail(arg_err, KP_E_KOKKOS, cudaGetErrorString(e));
+      }
+      return KP_OK;
+    }
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+    if (is_hip_space(arg_space)) {
+      hipEvent_t event = nullptr;
+      hipError_t e = hip_event_for(kp_bridge_device_id(arg_space), event);
+      if (e == hipSuccess) e = hipEventRecord(event, reinterpret_cast<hipStream_t>(arg_producer));
+      if (e == hipSuccess) e = hipStreamWaitEvent(reinterpret_cast<hipStream_t>(arg_waiter), event, 0);
+      if (e != hipSuccess) {
+        (void)hipGetLastError();
+        return fail(arg_err, KP_E_KOKKOS, hipGetErrorString(e));
+      }
+      return KP_OK;
+    }
+#endif
+  } catch (std::exception &e) {
+    return fail(arg_err, KP_E_KOKKOS, e.what());
+  } catch (...) {
+    return fail(arg_err, KP_E_KOKKOS, "ordering two streams raised an unknown C++ exception");
+  }
   if (arg_space == KP_SPACE_HOST) return KP_OK;
   return fail(arg_err, KP_E_UNAVAILABLE, "this Kokkos has no device backend for that memory space's streams");
 }

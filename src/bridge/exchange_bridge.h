@@ -42,6 +42,14 @@ int kp_bridge_pointer_space(const void *ptr, int *device_id);
  * when the device runtime reports an error. */
 kp_status kp_bridge_stream_synchronize(int space, uintptr_t stream, kp_error *err);
 
+/* Makes the work queued later on stream waiter (a protocol integer) wait
+ * for the work queued so far on stream producer, both of space's backend,
+ * without blocking the host: an event recorded on producer, waited on by
+ * waiter. KP_OK at once when both name the same stream. KP_E_UNAVAILABLE
+ * when this Kokkos has no such backend; KP_E_KOKKOS with the runtime's
+ * message when the device runtime reports an error. */
+kp_status kp_bridge_stream_wait(int space, uintptr_t waiter, uintptr_t producer, kp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,15 +9,17 @@
  *
  * Export: Views in CudaSpace, CudaUVMSpace and CudaHostPinnedSpace describe
  * their memory with shape, typestr, data (address, read-only), strides in
- * bytes (None when C-contiguous), descr and version 3. The property fences
- * Kokkos first, so the memory is ready on every stream and "stream" is None
- * (the interface's "no synchronization needed"). Views of other spaces raise
+ * bytes (None when C-contiguous), descr, version 3 and the stream of
+ * Kokkos' default CUDA instance, on which the consumer synchronizes (no
+ * device-wide fence here; None before Kokkos is initialized, when nothing
+ * can be queued on the memory). Views of other spaces raise
  * AttributeError, so hasattr() is False for them. A consumer keeps the View
  * itself alive (CuPy and Numba hold the object they read the interface from).
  *
  * Import: the object's memory space comes from the CUDA runtime (device,
  * managed or pinned host memory); the View keeps the object alive; when the
- * object names a stream, the import waits for that stream to drain.
+ * object names a stream, Kokkos' stream waits for it through an event (and
+ * the host waits too for memory it can reach).
  */
 #include "core.h"
 
@@ -45,14 +47,15 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure) {
     return NULL;
   }
   if (kp_view_check_released(v)) return NULL;
+  /* The consumer orders its use after the stream named here, Kokkos'
+   * default instance's: no fence. Before Kokkos is initialized nothing can
+   * be queued on the memory. */
+  PyObject *stream = NULL;
   if (kp_bridge_is_initialized()) {
-    kp_error err = {{0}};
-    kp_status s;
-    Py_BEGIN_ALLOW_THREADS s = kp_bridge_fence("kokkos.View.__cuda_array_interface__", &err);
-    Py_END_ALLOW_THREADS if (s != KP_OK) return kp_raise_bridge(s, &err, "View.__cuda_array_interface__") < 0 ? NULL
-                                                                                                              : NULL;
-    /* The fence ran without the GIL: another thread may have finalized. */
-    if (kp_view_check_released(v)) return NULL;
+    stream = PyLong_FromSize_t((size_t)kp_bridge_kokkos_stream(v->space));
+    if (!stream) return NULL;
+  } else {
+    stream = Py_NewRef(Py_None);
   }
   /* The consumer keeps the View, not a release call: the address stays in
    * use as long as the View lives, so Kokkos finalize must leave it. */
@@ -83,8 +86,9 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure) {
   descr = Py_BuildValue("[(ss)]", "", kp_dtypes[v->dtype].typestr);
   if (!descr) goto done;
   res = Py_BuildValue("{sOsssOsOsOsisO}", "shape", shape, "typestr", kp_dtypes[v->dtype].typestr, "data", data,
-                      "strides", strides, "descr", descr, "version", 3, "stream", Py_None);
+                      "strides", strides, "descr", descr, "version", 3, "stream", stream);
 done:
+  Py_XDECREF(stream);
   Py_XDECREF(shape);
   Py_XDECREF(strides);
   Py_XDECREF(data);
@@ -273,16 +277,7 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
       goto done;
     }
   }
-  if (has_stream) {
-    kp_error err = {{0}};
-    kp_status s;
-    uintptr_t sv = (uintptr_t)stream_value;
-    Py_BEGIN_ALLOW_THREADS s = kp_bridge_stream_synchronize(space, sv, &err);
-    Py_END_ALLOW_THREADS if (s != KP_OK) {
-      kp_raise_bridge(s, &err, where);
-      goto done;
-    }
-  }
+  if (has_stream && kp_order_import(space, (uintptr_t)stream_value, where) < 0) goto done;
   kp_owner *owner = kp_owner_from_pyobject(st, space, ptr, obj, NULL);
   if (!owner) goto done;
   res = kp_view_wrap(st, st->view_type, owner, (char *)ptr, (int)rank, ext, str, dtype, space, KP_TRAIT_UNMANAGED,

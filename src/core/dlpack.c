@@ -187,6 +187,27 @@ static int wait_stream(int space, uintptr_t stream, const char *where) {
   Py_END_ALLOW_THREADS return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
 }
 
+/* Makes stream `waiter` (a protocol integer) of space's backend wait for
+ * the work Kokkos queued so far on its own stream; -1 with exception. */
+static int order_after_kokkos(int space, uintptr_t waiter, const char *where) {
+  kp_error err = {{0}};
+  kp_status s = kp_bridge_stream_wait(space, waiter, kp_bridge_kokkos_stream(space), &err);
+  return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
+}
+
+/* Makes Kokkos' stream wait for the work queued so far on a producer's
+ * stream (a protocol integer), so Kokkos' later work on the memory comes
+ * after it; when the host can reach the memory, the host waits too (it may
+ * read at once). Initializes Kokkos (its stream exists from then on); -1
+ * with exception. */
+int kp_order_import(int space, uintptr_t producer, const char *where) {
+  if (kp_bridge_space_host_accessible(space)) return wait_stream(space, producer, where);
+  if (kp_runtime_ensure() < 0) return -1;
+  kp_error err = {{0}};
+  kp_status s = kp_bridge_stream_wait(space, kp_bridge_kokkos_stream(space), producer, &err);
+  return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
+}
+
 kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *label, const char *where) {
   if (kp_view_check_released(src)) return NULL;
   if (kp_space_check_available(space, where) < 0) return NULL;
@@ -420,9 +441,11 @@ static PyObject *view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t n
   }
 
   /* Stream values per the protocol: None for the CPU; for CUDA 1 (legacy
-   * default), 2 (per-thread default) or a handle, never 0; for ROCm 0 or a
-   * handle; -1 everywhere means "do not synchronize". */
+   * default), 2 (per-thread default) or a handle, never 0, and None means
+   * 1; for ROCm 0 or a handle, and None means 0; -1 everywhere means "do
+   * not synchronize". */
   int no_sync = 0;
+  uintptr_t consumer = is_cuda_device(dev_type) ? 1 : 0;
   if (stream_obj && stream_obj != Py_None) {
     if (!PyLong_Check(stream_obj) || PyBool_Check(stream_obj)) {
       PyErr_Format(PyExc_TypeError, "%s: stream must be an int or None, got %.100s", where,
@@ -455,6 +478,10 @@ static PyObject *view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t n
       return NULL;
     }
     no_sync = overflow == 0 && s == -1;
+    if (!no_sync) {
+      consumer = (uintptr_t)PyLong_AsUnsignedLongLongMask(stream_obj);
+      if (consumer == (uintptr_t)-1 && PyErr_Occurred()) return NULL;
+    }
   }
 
   /* Parsing may have run Python code (__index__): check again. */
@@ -482,12 +509,20 @@ static PyObject *view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t n
   } else if (v->readonly) {
     flags |= KP_DL_FLAG_READ_ONLY;
   }
-  /* The consumer may read at once, on any stream: Kokkos' queued work on
-   * this memory must be done. Host execution spaces finish before they
-   * return, so only memory of other spaces needs the fence. */
-  if (src->space != KP_SPACE_HOST && !no_sync && fence_kokkos(where) < 0) {
-    Py_DECREF(src);
-    return NULL;
+  /* The consumer may use the memory at once: order it after the work
+   * Kokkos queued on it. A copy is complete already; host execution spaces
+   * finish before they return. On a device the consumer's stream waits for
+   * Kokkos' stream through an event (the host does not block); a host
+   * consumer of device-backed memory (a CPU export of CudaUVMSpace) waits
+   * for all of Kokkos' work. */
+  if (!need_copy && !no_sync && src->space != KP_SPACE_HOST && kp_bridge_is_initialized()) {
+    int rc = (dev_type == KP_DL_CPU || !(is_cuda_device(dev_type) || is_rocm_device(dev_type)))
+                 ? fence_kokkos(where)
+                 : order_after_kokkos(src->space, consumer, where);
+    if (rc < 0) {
+      Py_DECREF(src);
+      return NULL;
+    }
   }
   kp_dl_export *e = export_new(src, versioned, minor, dev_type, dev_id, flags);
   Py_DECREF(src);
@@ -739,7 +774,7 @@ static kp_view *view_from_exchange_api(kp_state *st, const kp_dl_exchange_api *a
     }
     uintptr_t ps = (uintptr_t)s;
     if (is_cuda_device(dev) && ps == 0) ps = 1; /* NULL is CUDA's legacy default stream */
-    if (wait_stream(space, ps, where) < 0) {
+    if (kp_order_import(space, ps, where) < 0) {
       release_versioned_keeping_error(m);
       return NULL;
     }
@@ -779,7 +814,9 @@ static kp_view *view_from_dlpack_call(kp_state *st, PyObject *obj, PyObject *lab
     *copied = 1;
   } else if (dev_type != KP_DL_CPU && space >= 0 && kp_bridge_space_available(space) &&
              (is_cuda_device(dev_type) || is_rocm_device(dev_type))) {
-    /* The producer orders its work before Kokkos' stream. */
+    /* The producer orders its work before Kokkos' stream (which exists
+     * once Kokkos is initialized). */
+    if (kp_runtime_ensure() < 0) goto done;
     uintptr_t s = kp_bridge_kokkos_stream(space);
     if (is_cuda_device(dev_type) && s == 0) s = 1;
     stream = PyLong_FromSize_t((size_t)s);

@@ -49,6 +49,12 @@ kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *
  * span at most PY_SSIZE_T_MAX bytes; else BufferError naming where, -1. */
 int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize, const char *where);
 
+/* Orders imported device memory after its producer's stream (a protocol
+ * integer): Kokkos' stream waits for it through an event, and the host
+ * waits too when it can reach the memory. Initializes Kokkos. -1 with
+ * exception (dlpack.c). */
+int kp_order_import(int space, uintptr_t producer, const char *where);
+
 /* The memory space for a DLPack device type, or -1 (no error set). */
 int kp_space_from_dlpack_device(int32_t device_type);
 

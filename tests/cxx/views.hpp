@@ -5,6 +5,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_DynRankView.hpp>
+#include <kokkos_python/kokkos_python.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -13,17 +14,20 @@
 
 namespace kp_test {
 
-// The compiler's binary16, where it has one (kokkos_python.hpp maps it to
-// kokkos.float16); std::is_floating_point does not say so before GCC 13.
-template <class T>
-struct is_float16 : std::false_type {};
-#if defined(__FLT16_MANT_DIG__)
-template <>
-struct is_float16<_Float16> : std::true_type {};
-#define KP_TEST_FLOAT16(X) X(_Float16, "float16")
+// The 16-bit float the public header picks for this toolchain
+// (KOKKOS_PYTHON_FLOAT16_TYPE: Kokkos' half_t on GPU backends, else the
+// compiler's _Float16), where there is one.
+#if defined(KOKKOS_PYTHON_FLOAT16_TYPE)
+using float16 = KOKKOS_PYTHON_FLOAT16_TYPE;
+#define KP_TEST_FLOAT16(X) X(kp_test::float16, "float16")
 #else
 #define KP_TEST_FLOAT16(X)
 #endif
+
+template <class T>
+constexpr bool is_float16() {
+  return kokkos_python::detail::dtype_of<T>::value == KOKKOS_PYTHON_FLOAT16;
+}
 
 // The value C++ writes at flat (C-order) index k; tests/test_cxx.py
 // computes the same.
@@ -33,7 +37,7 @@ T value_at(std::int64_t k) {
     return k % 2 == 1;
   else if constexpr (std::is_same_v<T, Kokkos::complex<float>> || std::is_same_v<T, Kokkos::complex<double>>)
     return T(static_cast<typename T::value_type>(k + 1), -static_cast<typename T::value_type>(k % 7));
-  else if constexpr (std::is_floating_point_v<T> || is_float16<T>::value)
+  else if constexpr (std::is_floating_point_v<T> || is_float16<T>())
     return static_cast<T>(static_cast<float>(k) + 0.5f);
   else
     return static_cast<T>(k % 100 + 1);

@@ -1,8 +1,13 @@
 // A bound C++ library that works on CudaSpace Views: make_filled returns a
 // View filled on the GPU; scale multiplies a View Python hands in, on the GPU.
+// For the stream-ordering tests: fill_async queues a slow kernel on Kokkos'
+// default CUDA instance and returns without a fence; sum reduces a View on
+// that instance; kokkos_stream and kokkos_stream_busy describe its stream.
 #include <kokkos_python/pybind11.hpp>
 
 #include <Kokkos_Core.hpp>
+
+#include <cstdint>
 
 using device_view = Kokkos::View<double **, Kokkos::LayoutRight, Kokkos::CudaSpace>;
 
@@ -16,6 +21,44 @@ struct scale_functor {
   double m_factor;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const { m_view(i, j) *= m_factor; }
 };
+
+using device_vector = Kokkos::View<double *, Kokkos::CudaSpace>;
+
+// Each thread waits about arg_cycles GPU clock cycles, then writes.
+struct slow_fill_functor {
+  device_vector m_view;
+  double m_value;
+  long long m_cycles;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+#if defined(__CUDA_ARCH__)
+    const long long start = clock64();
+    while (clock64() - start < m_cycles) {
+    }
+#endif
+    m_view(i) = m_value;
+  }
+};
+
+void fill_async(device_vector v, double value, long long cycles) {
+  Kokkos::parallel_for("slow_fill", Kokkos::RangePolicy<Kokkos::Cuda>(0, static_cast<int>(v.extent(0))),
+                       slow_fill_functor{v, value, cycles});
+}
+
+struct sum_functor {
+  device_vector m_view;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, double &arg_acc) const { arg_acc += m_view(i); }
+};
+
+double sum(device_vector v) {
+  double total = 0;
+  Kokkos::parallel_reduce("sum", Kokkos::RangePolicy<Kokkos::Cuda>(0, static_cast<int>(v.extent(0))), sum_functor{v},
+                          total);
+  return total;
+}
+
+std::uintptr_t kokkos_stream() { return reinterpret_cast<std::uintptr_t>(Kokkos::Cuda().cuda_stream()); }
+
+bool kokkos_stream_busy() { return cudaStreamQuery(Kokkos::Cuda().cuda_stream()) == cudaErrorNotReady; }
 
 device_view make_filled(int n, int m) {
   device_view v("filled_on_gpu", n, m);
@@ -36,4 +79,8 @@ PYBIND11_MODULE(kp_cuda_fill, m) {
   if (kokkos_python::import("kp_cuda_fill") < 0) throw pybind11::error_already_set();
   m.def("make_filled", &make_filled);
   m.def("scale", &scale);
+  m.def("fill_async", &fill_async);
+  m.def("sum", &sum);
+  m.def("kokkos_stream", &kokkos_stream);
+  m.def("kokkos_stream_busy", &kokkos_stream_busy);
 }

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# gpu_suite.sh: the whole check on a machine with an NVIDIA GPU, in one run.
+#
+#   Kokkos_ROOT=/path/to/cuda/kokkos/install bash scripts/gpu_suite.sh [OUT [PART]]
+#
+# Given a Kokkos built with CUDA (shared libraries), it builds the package
+# against it into OUT/site (default build/gpu-suite), then runs
+#   1. the `cuda`-marked tests (device memory, CuPy, PyTorch, JAX, streams,
+#      C++ modules on the GPU, Kokkos Tools on the GPU),
+#   2. every other test of the suite,
+#   3. bench/bench_cuda.py (bandwidths and exchange costs against CuPy),
+# and prints their summary lines at the end. PART runs a part only: `cuda`
+# (1 and 3) or `rest` (2), e.g. to split the run over two calls of a
+# time-limited remote machine; the build is incremental. Logs go to
+# OUT/*.log. The
+# machine's Python needs numpy, pytest, hypothesis, pybind11, nanobind,
+# scikit-build-core, cmake and ninja; CuPy, PyTorch, JAX and mpi4py are used
+# where present. Exits non-zero when the build or a test failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+: "${Kokkos_ROOT:?set Kokkos_ROOT to a Kokkos install built with CUDA}"
+py=${PYTHON:-python3}
+out=${1:-build/gpu-suite}
+part=${2:-all}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+export PYTHONUNBUFFERED=1
+# JAX would otherwise take most of the GPU's memory at first use.
+export XLA_PYTHON_CLIENT_PREALLOCATE=false
+
+start=$(date +%s)
+echo "gpu_suite: building against Kokkos_ROOT=$Kokkos_ROOT"
+if ! Kokkos_ROOT="$Kokkos_ROOT" "$py" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
+  -Cbuild-dir=build/gpu-suite-build --target "$out/site" --upgrade . >"$out/build.log" 2>&1; then
+  tail -n 60 "$out/build.log"
+  echo "gpu_suite: the package did not build (log: $out/build.log)"
+  exit 1
+fi
+built=$(date +%s)
+export PYTHONPATH="$out/site${PYTHONPATH:+:$PYTHONPATH}"
+if ! "$py" -c 'import kokkos, sys; sys.exit(0 if kokkos.get_memory_space_available("CudaSpace") else 1)'; then
+  echo "gpu_suite: this Kokkos has no CudaSpace: build Kokkos with -DKokkos_ENABLE_CUDA=ON"
+  exit 1
+fi
+"$py" -c 'import kokkos; print("gpu_suite: kokkos", kokkos.__version__, "with Kokkos", kokkos.kokkos_version(), kokkos.enabled_backends())'
+
+rc=0
+summary=()
+if [ "$part" != rest ]; then
+  t0=$(date +%s)
+  "$py" -m pytest -q -m cuda -rfE tests 2>&1 | tee "$out/cuda.log" | tail -n 40 || rc=1
+  summary+=("cuda-marked tests ($(($(date +%s) - t0)) s): $(tail -n 1 "$out/cuda.log")")
+fi
+if [ "$part" != cuda ]; then
+  t0=$(date +%s)
+  "$py" -m pytest -q -m "not cuda" -rfE tests 2>&1 | tee "$out/suite.log" | tail -n 60 || rc=1
+  summary+=("other tests ($(($(date +%s) - t0)) s): $(tail -n 1 "$out/suite.log")")
+fi
+if [ "$part" != rest ]; then
+  t0=$(date +%s)
+  "$py" bench/bench_cuda.py 2>&1 | tee "$out/bench.log" || rc=1
+  summary+=("bench_cuda ($(($(date +%s) - t0)) s):")
+fi
+
+echo
+echo "==== gpu_suite summary ===="
+echo "build: $((built - start)) s"
+for line in "${summary[@]}"; do echo "$line"; done
+[ "$part" != rest ] && { grep -E "GB/s|ns " "$out/bench.log" || true; }
+exit $rc
