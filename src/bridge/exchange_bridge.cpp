@@ -29,6 +29,19 @@ cudaStream_t cuda_stream_of(uintptr_t arg_stream) noexcept {
 #endif
 
 #if defined(KOKKOS_ENABLE_CUDA)
+// True if work on stream arg_stream (a protocol integer) is implicitly
+// ordered with the legacy default stream: CUDA's blocking streams (made
+// without cudaStreamNonBlocking) and the per-thread default stream are.
+bool cuda_syncs_with_legacy(uintptr_t arg_stream) noexcept {
+  if (arg_stream == 1 || arg_stream == 2) return true;
+  unsigned flags = 0;
+  if (cudaStreamGetFlags(cuda_stream_of(arg_stream), &flags) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return (flags & cudaStreamNonBlocking) == 0;
+}
+
 // One event per thread and device, reused: cudaStreamWaitEvent waits for
 // the event's latest record at the time of the call, so recording it again
 // later changes nothing for streams that already wait on it.
@@ -187,6 +200,11 @@ extern "C" kp_status kp_bridge_stream_wait(int arg_space, uintptr_t arg_waiter, 
   try {
 #if defined(KOKKOS_ENABLE_CUDA)
     if (is_cuda_space(arg_space)) {
+      // The legacy default stream and a blocking stream wait for each
+      // other's earlier work by themselves.
+      if ((arg_waiter == 1 && cuda_syncs_with_legacy(arg_producer)) ||
+          (arg_producer == 1 && cuda_syncs_with_legacy(arg_waiter)))
+        return KP_OK;
       cudaEvent_t event = nullptr;
       cudaError_t e = cuda_event_for(kp_bridge_device_id(arg_space), event);
       if (e == cudaSuccess) e = cudaEventRecord(event, cuda_stream_of(arg_producer));

@@ -47,6 +47,9 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure) {
     return NULL;
   }
   if (kp_view_check_released(v)) return NULL;
+  /* A View's description never changes (nor does Kokkos' stream once
+   * Kokkos is initialized): build it once, hand out copies. */
+  if (v->cai) return PyDict_Copy(v->cai);
   /* The consumer orders its use after the stream named here, Kokkos'
    * default instance's: no fence. Before Kokkos is initialized nothing can
    * be queued on the memory. */
@@ -87,6 +90,7 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure) {
   if (!descr) goto done;
   res = Py_BuildValue("{sOsssOsOsOsisO}", "shape", shape, "typestr", kp_dtypes[v->dtype].typestr, "data", data,
                       "strides", strides, "descr", descr, "version", 3, "stream", stream);
+  if (res && stream != Py_None && !(v->cai = PyDict_Copy(res))) PyErr_Clear(); /* no cache: built again next time */
 done:
   Py_XDECREF(stream);
   Py_XDECREF(shape);

@@ -195,6 +195,7 @@ typedef struct kp_view {
   Py_ssize_t byte_strides[KP_MAX_RANK];
   PyObject *label;    /* str */
   Py_ssize_t exports; /* live buffer exports of this object */
+  PyObject *cai;      /* __cuda_array_interface__, built once (NULL until then) */
   PyObject *weakreflist;
 } kp_view;
 

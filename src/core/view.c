@@ -146,6 +146,7 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
   v->readonly = readonly;
   v->exports = 0;
   v->weakreflist = NULL;
+  v->cai = NULL;
   v->label = label ? Py_NewRef(label) : PyUnicode_FromString("");
   Py_ssize_t size = 1;
   for (int r = 0; r < rank; ++r) {
@@ -336,11 +337,13 @@ done:
 static int view_traverse(kp_view *v, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(v));
   Py_VISIT(v->owner);
+  Py_VISIT(v->cai);
   return 0;
 }
 
 static int view_clear(kp_view *v) {
   Py_CLEAR(v->owner);
+  Py_CLEAR(v->cai);
   return 0;
 }
 
