@@ -239,52 +239,21 @@ struct transpose_functor {
     T *tile = static_cast<T *>(arg_team.team_scratch(0).get_shmem(sizeof(T) * kp_tile * (kp_tile + 1)));
     const int64_t i0 = (arg_team.league_rank() / m_tiles1) * kp_tile;
     const int64_t j0 = (arg_team.league_rank() % m_tiles1) * kp_tile;
-    const int64_t n0 = m_n0, n1 = m_n1, d0 = m_d0, s1 = m_s1;
-    T *dst = m_dst;
-    const T *src = m_src;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(arg_team, kp_tile * kp_tile), [&](const int k) {
-      const int ii = k % kp_tile, jj = k / kp_tile;  // consecutive k: consecutive i (source order)
-      if (i0 + ii < n0 && j0 + jj < n1) tile[ii * (kp_tile + 1) + jj] = src[(i0 + ii) + (j0 + jj) * s1];
-    });
-    arg_team.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(arg_team, kp_tile * kp_tile), [&](const int k) {
-      const int jj = k % kp_tile, ii = k / kp_tile;  // consecutive k: consecutive j (destination order)
-      if (i0 + ii < n0 && j0 + jj < n1) dst[(i0 + ii) * d0 + (j0 + jj)] = tile[ii * (kp_tile + 1) + jj];
-    });
-  }
-};
-
-// The same tile copy for GPUs, as 8 x 32 threads: the 32 lanes of a warp
-// (Kokkos' vector lanes) walk the contiguous side of the tile, and each of
-// the 8 team threads takes every 8th line, so reads and writes coalesce and
-// no index needs a division.
-template <class Exec, class T>
-struct transpose_lanes_functor {
-  using member_type = typename Kokkos::TeamPolicy<Exec>::member_type;
-  static constexpr int lines = 8;
-  int64_t m_n0, m_n1, m_tiles1;
-  T *m_dst;
-  int64_t m_d0;
-  const T *m_src;
-  int64_t m_s1;
-
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type &arg_team) const {
-    T *tile = static_cast<T *>(arg_team.team_scratch(0).get_shmem(sizeof(T) * kp_tile * (kp_tile + 1)));
-    const int64_t i0 = (arg_team.league_rank() / m_tiles1) * kp_tile;
-    const int64_t j0 = (arg_team.league_rank() % m_tiles1) * kp_tile;
     const int ni = static_cast<int>(m_n0 - i0 < kp_tile ? m_n0 - i0 : kp_tile);
     const int nj = static_cast<int>(m_n1 - j0 < kp_tile ? m_n1 - j0 : kp_tile);
     const T *src = m_src + i0 + j0 * m_s1;  // src(i, j) at src[i + j * s1]
     T *dst = m_dst + i0 * m_d0 + j0;        // dst(i, j) at dst[i * d0 + j]
     const int64_t s1 = m_s1, d0 = m_d0;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(arg_team, nj), [&](const int jj) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(arg_team, ni),
-                           [&](const int ii) { tile[ii * (kp_tile + 1) + jj] = src[ii + jj * s1]; });
+    // consecutive k: consecutive i (source order), then consecutive j
+    // (destination order); edge tiles skip what lies outside
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(arg_team, kp_tile * kp_tile), [&](const int k) {
+      const int ii = k % kp_tile, jj = k / kp_tile;
+      if (ii < ni && jj < nj) tile[ii * (kp_tile + 1) + jj] = src[ii + jj * s1];
     });
     arg_team.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(arg_team, ni), [&](const int ii) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(arg_team, nj),
-                           [&](const int jj) { dst[ii * d0 + jj] = tile[ii * (kp_tile + 1) + jj]; });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(arg_team, kp_tile * kp_tile), [&](const int k) {
+      const int jj = k % kp_tile, ii = k / kp_tile;
+      if (ii < ni && jj < nj) dst[ii * d0 + jj] = tile[ii * (kp_tile + 1) + jj];
     });
   }
 };
@@ -299,25 +268,12 @@ bool try_transpose(const strided_shape &arg_shape, void *arg_dst, const void *ar
     return false;
   const int64_t tiles0 = (p.m_extents[0] + kp_tile - 1) / kp_tile;
   const int64_t tiles1 = (p.m_extents[1] + kp_tile - 1) / kp_tile;
-  const int league = static_cast<int>(tiles0 * tiles1);
-  const auto scratch = Kokkos::PerTeam(sizeof(T) * kp_tile * (kp_tile + 1));
-  constexpr bool device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
-  if constexpr (device) {
-    using functor = transpose_lanes_functor<exec, T>;
-    functor f{
-        p.m_extents[0], p.m_extents[1], tiles1, static_cast<T *>(arg_dst), p.m_dst[0], static_cast<const T *>(arg_src),
-        p.m_src[1]};
-    Kokkos::TeamPolicy<exec> policy(league, functor::lines, kp_tile);
-    policy.set_scratch_size(0, scratch);
-    Kokkos::parallel_for("kokkos.deep_copy(transpose)", policy, f);
-  } else {
-    transpose_functor<exec, T> f{
-        p.m_extents[0], p.m_extents[1], tiles1, static_cast<T *>(arg_dst), p.m_dst[0], static_cast<const T *>(arg_src),
-        p.m_src[1]};
-    Kokkos::TeamPolicy<exec> policy(league, Kokkos::AUTO);
-    policy.set_scratch_size(0, scratch);
-    Kokkos::parallel_for("kokkos.deep_copy(transpose)", policy, f);
-  }
+  transpose_functor<exec, T> f{
+      p.m_extents[0], p.m_extents[1], tiles1, static_cast<T *>(arg_dst), p.m_dst[0], static_cast<const T *>(arg_src),
+      p.m_src[1]};
+  Kokkos::TeamPolicy<exec> policy(static_cast<int>(tiles0 * tiles1), Kokkos::AUTO);
+  policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(T) * kp_tile * (kp_tile + 1)));
+  Kokkos::parallel_for("kokkos.deep_copy(transpose)", policy, f);
   exec().fence();
   return true;
 }

@@ -34,12 +34,18 @@ cudaStream_t cuda_stream_of(uintptr_t arg_stream) noexcept {
 // without cudaStreamNonBlocking) and the per-thread default stream are.
 bool cuda_syncs_with_legacy(uintptr_t arg_stream) noexcept {
   if (arg_stream == 1 || arg_stream == 2) return true;
+  // The last stream asked about, usually Kokkos' own: its flags never change.
+  thread_local uintptr_t t_last = 0;
+  thread_local bool t_last_syncs = false;
+  if (arg_stream == t_last) return t_last_syncs;
   unsigned flags = 0;
   if (cudaStreamGetFlags(cuda_stream_of(arg_stream), &flags) != cudaSuccess) {
     (void)cudaGetLastError();
     return false;
   }
-  return (flags & cudaStreamNonBlocking) == 0;
+  t_last = arg_stream;
+  t_last_syncs = (flags & cudaStreamNonBlocking) == 0;
+  return t_last_syncs;
 }
 
 // One event per thread and device, reused: cudaStreamWaitEvent waits for
@@ -123,8 +129,13 @@ extern "C" uintptr_t kp_bridge_kokkos_stream(int arg_space) {
 #if defined(KOKKOS_ENABLE_CUDA)
     if (is_cuda_space(arg_space)) {
       if (!Kokkos::is_initialized()) return 1;
-      cudaStream_t s = Kokkos::Cuda().cuda_stream();
-      return s == nullptr ? uintptr_t(1) : reinterpret_cast<uintptr_t>(s);
+      // The default instance keeps its stream from initialize to finalize,
+      // and Kokkos initializes once per process: ask once.
+      static const uintptr_t s_stream = [] {
+        cudaStream_t s = Kokkos::Cuda().cuda_stream();
+        return s == nullptr ? uintptr_t(1) : reinterpret_cast<uintptr_t>(s);
+      }();
+      return s_stream;
     }
 #endif
 #if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
