@@ -34,18 +34,19 @@ cudaStream_t cuda_stream_of(uintptr_t arg_stream) noexcept {
 // without cudaStreamNonBlocking) and the per-thread default stream are.
 bool cuda_syncs_with_legacy(uintptr_t arg_stream) noexcept {
   if (arg_stream == 1 || arg_stream == 2) return true;
-  // The last stream asked about, usually Kokkos' own: its flags never change.
-  thread_local uintptr_t t_last = 0;
-  thread_local bool t_last_syncs = false;
-  if (arg_stream == t_last) return t_last_syncs;
+  // Kokkos' own stream lives as long as Kokkos: its flags are asked once.
+  // Other handles may be destroyed and their address reused: ask each time.
+  static int s_kokkos_syncs = -1;
+  const bool kokkos_own = Kokkos::is_initialized() && arg_stream == kp_bridge_kokkos_stream(KP_SPACE_CUDA);
+  if (kokkos_own && s_kokkos_syncs >= 0) return s_kokkos_syncs == 1;
   unsigned flags = 0;
   if (cudaStreamGetFlags(cuda_stream_of(arg_stream), &flags) != cudaSuccess) {
     (void)cudaGetLastError();
     return false;
   }
-  t_last = arg_stream;
-  t_last_syncs = (flags & cudaStreamNonBlocking) == 0;
-  return t_last_syncs;
+  const bool syncs = (flags & cudaStreamNonBlocking) == 0;
+  if (kokkos_own) s_kokkos_syncs = syncs ? 1 : 0;
+  return syncs;
 }
 
 // One event per thread and device, reused: cudaStreamWaitEvent waits for
