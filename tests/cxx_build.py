@@ -19,6 +19,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from support import run_module
+
 import kokkos
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +39,7 @@ def _tool(name: str) -> str | None:
 
 
 def _cmake_dir(module: str, flag: str) -> str:
-    out = subprocess.run([sys.executable, "-m", module, flag], capture_output=True, text=True, check=False)
+    out = run_module(module, flag)
     if out.returncode != 0:
         raise BuildError(f"python -m {module} {flag} failed: {out.stderr.strip()} (pip install {module})")
     return out.stdout.strip()
@@ -151,11 +153,3 @@ def other_kokkos() -> tuple[str, str, bool] | None:
         if installed and os.path.realpath(lib) != mine:
             return inc, lib, omp
     return None
-
-
-def run_python(code: str, *paths: Path, timeout: int = 120) -> subprocess.CompletedProcess:
-    """Runs code in a fresh interpreter with paths on PYTHONPATH."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(p) for p in paths] + [env.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          timeout=timeout, check=False)

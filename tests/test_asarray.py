@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import DTYPES, NP_DTYPES, sample
+from support import DTYPES, NP_DTYPES, sample
 
 import kokkos
 

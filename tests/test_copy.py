@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from conftest import DTYPES, NP_DTYPES, SPACES, sample, shape_of
+from support import DTYPES, NP_DTYPES, SPACES, sample, shape_of
 
 
 def make(kind, dt, shape):

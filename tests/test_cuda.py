@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from conftest import DTYPES, HAS_CUDA, NP_DTYPES, sample, shape_of
+from support import DTYPES, HAS_CUDA, NP_DTYPES, sample, shape_of
 
 pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space")]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import kokkos
-from conftest import HAS_CUDA
+from support import HAS_CUDA
 
 pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space")]
 

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import sample
+from support import sample
 
 import kokkos
 

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import cxx_build
 import pytest
+from support import failed, run_module, run_python, succeeded
 
 import kokkos
 
@@ -116,9 +115,7 @@ def built():
 
 
 def run_ok(code, *paths):
-    res = cxx_build.run_python(code, *paths)
-    assert res.returncode == 0, f"rc={res.returncode}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}"
-    return res
+    return succeeded(run_python(code, paths=paths))
 
 
 FINALIZE_BOTH_ALIVE = """
@@ -212,8 +209,7 @@ def test_module_built_against_another_kokkos_is_refused(tmp_path):
     flags = [f"-I{kokkos.get_include()}", f"-I{inc}", f"-I{__import__('sysconfig').get_paths()['include']}",
              lib, f"-Wl,-rpath,{os.path.dirname(lib)}", "-ldl"] + (["-fopenmp"] if omp else [])
     cxx_build.compile_module(cxx_build.SOURCES / "mismatch_module.cpp", "kp_test_mismatch", flags, tmp_path)
-    res = cxx_build.run_python("import kp_test_mismatch", tmp_path)
-    assert res.returncode != 0
+    res = failed(run_python("import kp_test_mismatch", paths=[tmp_path]))
     assert re.search(r"ImportError: kp_test_mismatch uses a different Kokkos library than the kokkos package: "
                      r"the module was built against Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\), kokkos._core runs "
                      r"Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\)\. Two Kokkos runtimes in one process cannot share "
@@ -229,8 +225,7 @@ def test_module_built_by_hand_with_python_m_kokkos_flags(tmp_path):
         pytest.skip("a CUDA Kokkos's headers compile only with its nvcc_wrapper, not the plain host compiler")
 
     def flags(opt):
-        out = subprocess.run([sys.executable, "-m", "kokkos", opt], capture_output=True, text=True, check=True)
-        return out.stdout.split()
+        return succeeded(run_module("kokkos", opt)).stdout.split()
 
     cxx_build.compile_module(cxx_build.SOURCES / "mismatch_module.cpp", "kp_test_mismatch",
                              flags("--includes") + flags("--ldflags"), tmp_path)
@@ -245,8 +240,7 @@ def test_module_built_by_hand_with_python_m_kokkos_flags(tmp_path):
 
 def test_python_m_kokkos():
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "kokkos", *args], capture_output=True, text=True,
-                              check=False)
+        return run_module("kokkos", *args)
 
     cmake_dir = run("--cmake-dir").stdout.strip()
     assert cmake_dir == kokkos.get_cmake_dir()

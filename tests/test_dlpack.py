@@ -4,13 +4,11 @@ partners, and hand-made capsules (ctypes) that count their deleter calls."""
 
 import ctypes
 import gc
-import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
-from conftest import DTYPES, NP_DTYPES, sample, shape_of
+from support import DTYPES, NP_DTYPES, run_python, sample, shape_of, succeeded
 
 import kokkos
 
@@ -450,7 +448,7 @@ def test_legacy_producer_without_strides_and_with_offset():
 def test_view_keeps_producer_alive_in_subprocess_shutdown():
     """Capsules never consumed, Views of foreign memory and arrays of View
     memory alive at interpreter exit: no crash, no error output."""
-    code = textwrap.dedent(
+    r = run_python(
         """
         import numpy as np, kokkos
         v = kokkos.View((100,), kokkos.float64)
@@ -462,14 +460,13 @@ def test_view_keeps_producer_alive_in_subprocess_shutdown():
         print("ok")
         """
     )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
-    assert r.returncode == 0, r.stderr
+    succeeded(r)
     assert r.stdout.strip() == "ok"
     assert "Error" not in r.stderr and "Traceback" not in r.stderr
 
 
 def test_numpy_array_survives_finalize_in_subprocess():
-    code = textwrap.dedent(
+    r = run_python(
         """
         import numpy as np, kokkos
         v = kokkos.View((50,), kokkos.int64)
@@ -490,8 +487,7 @@ def test_numpy_array_survives_finalize_in_subprocess():
         print("ok")
         """
     )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
-    assert r.returncode == 0, r.stderr
+    succeeded(r)
     assert r.stdout.strip() == "ok"
 
 

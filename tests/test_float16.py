@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import LAYOUTS, shape_of
+from support import LAYOUTS, shape_of
 
 import kokkos
 

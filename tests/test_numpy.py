@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from conftest import DTYPES, LAYOUTS, NP_DTYPES, sample, shape_of
+from support import DTYPES, LAYOUTS, NP_DTYPES, sample, shape_of
 
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=str)

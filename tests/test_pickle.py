@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import DTYPES, HAS_CUDA, LAYOUTS, NP_DTYPES, cuda, run_python, sample, shape_of
+from support import DTYPES, HAS_CUDA, LAYOUTS, NP_DTYPES, cuda, run_python, sample, shape_of, succeeded
 
 import kokkos
 import kokkos.pickling
@@ -322,7 +322,7 @@ def test_released_view_cannot_be_pickled():
                 print("RuntimeError:", e)
         """
     )
-    assert proc.returncode == 0, proc.stderr
+    succeeded(proc)
     assert (
         proc.stdout.count(
             "RuntimeError: cannot pickle View 'gone': it was released when Kokkos was finalized"

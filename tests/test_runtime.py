@@ -7,13 +7,11 @@ import numpy as np
 import pytest
 
 import kokkos
-from conftest import run_python
+from support import failed, run_python, succeeded
 
 
-def ok(code, **kw):
-    r = run_python(code, **kw)
-    assert r.returncode == 0, f"exit {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}"
-    return r
+def ok(code):
+    return succeeded(run_python(code))
 
 
 def test_in_process_state():
@@ -207,7 +205,7 @@ def test_array_after_finalize_in_process_is_refused_cleanly():
         v.create_mirror()
         """
     )
-    assert r.returncode == 1 and "RuntimeError" in r.stderr and "released" in r.stderr
+    failed(r, "RuntimeError", "released", returncode=1)
 
 
 def test_numpy_outlives_everything():

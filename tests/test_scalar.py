@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from conftest import DTYPES, NP_DTYPES
+from support import DTYPES, NP_DTYPES, run_python, succeeded
 
 
 def one(dt, value, shape=()):
@@ -98,10 +98,7 @@ def test_element_assignment_takes_one_element_views():
 
 
 def test_released_view_raises():
-    import subprocess
-    import sys
-    import textwrap
-    code = textwrap.dedent("""
+    r = run_python("""
         import kokkos, numpy as np
         kokkos.initialize()
         v = kokkos.array([], dtype=kokkos.float64)
@@ -115,8 +112,8 @@ def test_released_view_raises():
                 raise SystemExit(f"{f.__name__} did not raise")
         print("ok")
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    succeeded(r)
+    assert r.stdout.strip() == "ok", r.stdout
 
 
 def test_refcounts_flat():

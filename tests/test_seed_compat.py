@@ -8,7 +8,7 @@ import textwrap
 import numpy as np
 
 import kokkos
-from conftest import run_python
+from support import failed, run_python, succeeded
 
 
 def variants():
@@ -136,13 +136,12 @@ def test_seed_tools_test_in_a_fresh_process():
         assert data["dealloc_cxx_source"] == (40, "Host") and data["dealloc_cxx_target"] == (40, "Host"), data
         print("seed tools test ok")
     '''))
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "seed tools test ok" in r.stdout
+    succeeded(r, "seed tools test ok")
 
 
 def test_internal_test_needs_setup():
     r = run_python("import kokkos; kokkos.initialize(); kokkos.tools._internal.test()")
-    assert r.returncode == 1 and "call kokkos.tools._internal.setup() first" in r.stderr
+    failed(r, "call kokkos.tools._internal.setup() first", returncode=1)
 
 
 def test_seed_module_attributes():

@@ -10,7 +10,7 @@ from multiprocessing import shared_memory
 
 import numpy as np
 import pytest
-from conftest import DTYPES, NP_DTYPES, run_python, sample
+from support import DTYPES, NP_DTYPES, run_python, sample, succeeded
 
 import kokkos
 
@@ -175,8 +175,7 @@ print("child done")
 def test_views_of_one_segment_in_two_processes(shm):
     parent = kokkos.array(shm.buf[: 256 * 8].cast("d", (16, 16)), label="parent")
     np.asarray(parent)[:] = 1.0
-    proc = run_python(CHILD.format(name=shm.name))
-    assert proc.returncode == 0, proc.stderr
+    proc = succeeded(run_python(CHILD.format(name=shm.name)))
     assert "BufferError: cannot close exported pointers exist" in proc.stdout
     assert "child done" in proc.stdout
     np.testing.assert_array_equal(np.asarray(parent), 1.0 + np.arange(256.0).reshape(16, 16))

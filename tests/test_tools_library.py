@@ -4,13 +4,9 @@ initializes once per process): a real tool library written in C
 kokkos.initialize(tools_libs=...), and Python callbacks for the events that
 only happen at initialize and finalize."""
 
-import os
-import subprocess
-import sys
-import textwrap
-
 import pytest
 import tools_build
+from support import TOOLS_VARIABLES, run_python, succeeded
 
 import kokkos
 
@@ -24,24 +20,10 @@ def tool(tmp_path_factory):
     return tools_build.build_tool_library(tmp_path_factory.mktemp("tool"))
 
 
-def run(code, env=None, timeout=120):
-    full = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY", "KOKKOS_TOOLS_ARGS")
-    }
-    full.update(env or {})
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        env=full,
-        timeout=timeout,
-    )
-    assert proc.returncode == 0, (
-        f"subprocess failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-    )
-    return proc
+def run(code, env=None):
+    """Runs code in a fresh interpreter that loads no tool library unless env
+    names one; asserts that it succeeded."""
+    return succeeded(run_python(code, env=env, unset=TOOLS_VARIABLES))
 
 
 def read_log(path):

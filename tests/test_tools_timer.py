@@ -3,13 +3,11 @@ kokkos.tools.timer script.py` (in a subprocess) and as a Timer object."""
 
 import gc
 import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 import tools_build
+from support import TOOLS_VARIABLES, run_module
 
 import kokkos
 import kokkos.tools as kt
@@ -54,18 +52,7 @@ print("script done", sys.argv[1:2])
 def run_timer(tmp_path, *extra, script=SCRIPT, args=("1000",)):
     path = tmp_path / "script.py"
     path.write_text(textwrap.dedent(script))
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY")
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "kokkos.tools.timer", *extra, str(path), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    return run_module("kokkos.tools.timer", *extra, path, *args, unset=TOOLS_VARIABLES)
 
 
 def test_timer_reports_regions_kernels_copies_and_high_water_mark(tmp_path, cxx_events):
@@ -119,11 +106,7 @@ def test_timer_reports_even_when_the_script_raises(tmp_path):
 
 
 def test_timer_command_line_errors(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "kokkos.tools.timer", str(tmp_path / "missing.py")],
-        capture_output=True,
-        text=True,
-    )
+    proc = run_module("kokkos.tools.timer", tmp_path / "missing.py")
     assert proc.returncode == 2 and "no such script" in proc.stderr
 
 
