@@ -4,7 +4,7 @@ a fresh interpreter where the process state matters.
 
 - finalize with Views alive on both sides, called from Python or from C++:
   Python Views read as released, C++ modules drop theirs in a finalize hook,
-  nothing aborts;
+  nothing aborts (tests/scenarios/cxx_finalize.py);
 - a module built against another Kokkos library fails to import with
   ImportError naming both libraries;
 - examples/ built as a user would, printing the seed's Expected Output.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import cxx_build
 import pytest
-from support import failed, run_module, run_python, succeeded
+from support import failed, run_module, run_python, run_scenario, succeeded
 
 import kokkos
 
@@ -118,84 +118,24 @@ def run_ok(code, *paths):
     return succeeded(run_python(code, paths=paths))
 
 
-FINALIZE_BOTH_ALIVE = """
-import gc, numpy as np, kokkos
-import {mod} as m, kp_test_c as c
-kokkos.initialize()
-v = m.make_kept(3)                                   # C++ keeps a copy as well
-w = kokkos.array("pyside", [3, 2], dtype=kokkos.double)
-m.hold(w)                                            # C++ holds Python's memory
-a = np.arange(4.0); m.scale(a, 2.0)
-cv = c.from_malloc(int(kokkos.double), [4], label="cside", kokkos_bound=True)
-calls = c.deleter_calls()
-assert m.held_count() == 2 and not v.released
-{finalize}
-assert kokkos.is_finalized()
-assert v.released and w.released and cv.released
-assert c.is_released(cv) and c.deleter_calls() == calls + 1   # dropped at finalize, once
-assert m.held_count() == 0                           # the module's finalize hook ran
-for view, label in ((v, "kept"), (w, "pyside"), (cv, "cside")):
-    try:
-        np.asarray(view)
-    except RuntimeError as e:
-        assert label in str(e) and "finalized" in str(e), str(e)
-    else:
-        raise AssertionError("reading a released View must raise")
-try:
-    c.describe(v)
-except RuntimeError as e:
-    assert "was released when Kokkos was finalized" in str(e)
-else:
-    raise AssertionError("describe of a released View must raise")
-try:
-    m.echo_2d(v)
-except TypeError as e:
-    assert "incompatible function arguments" in str(e)
-else:
-    raise AssertionError("a released View must not convert to a C++ View")
-try:
-    m.as_f64_2d(w)
-except RuntimeError as e:
-    assert "'pyside' was released" in str(e), str(e)
-else:
-    raise AssertionError("from_python of a released View must raise")
-del v, w, cv
-gc.collect()
-assert c.deleter_calls() == calls + 1
-print("OK")
-"""
+def scenario(case, *args, paths):
+    return succeeded(run_scenario("cxx_finalize", case, *args, paths=paths))
 
 
 @pytest.mark.parametrize("mod", ["kp_test_pyb", "kp_test_nb"])
-@pytest.mark.parametrize("finalize", ["kokkos.finalize()", "m.finalize_from_cpp()"], ids=["python", "cxx"])
+@pytest.mark.parametrize("finalize", ["python", "cxx"], ids=["python", "cxx"])
 def test_finalize_with_views_alive_on_both_sides(built, mod, finalize):
-    res = run_ok(FINALIZE_BOTH_ALIVE.format(mod=mod, finalize=finalize), built)
+    res = scenario("both_sides_alive", mod, finalize, paths=[built])
     assert res.stdout.strip().endswith("OK")
 
 
 def test_exit_without_finalize_with_views_alive(built):
-    code = """
-import kokkos, numpy as np, kp_test_pyb as m, kp_test_c as c
-kokkos.initialize()
-v = m.make_kept(3); w = kokkos.array("w", [3, 2], dtype=kokkos.double); m.hold(w)
-cv = c.from_malloc(int(kokkos.double), [4], kokkos_bound=True)
-keep = [v, w, cv, np.asarray(v)]
-print("bye")
-"""
-    res = run_ok(code, built)
+    res = scenario("exit_without_finalize", paths=[built])
     assert res.stdout.strip() == "bye" and "Kokkos" not in res.stderr
 
 
 def test_numpy_array_of_cpp_view_outlives_finalize(built):
-    code = """
-import kokkos, numpy as np, kp_test_pyb as m
-kokkos.initialize()
-a = np.asarray(m.make_float64_2_right([2, 2]))   # the View itself is gone, NumPy exports it
-kokkos.finalize()
-assert a.sum() == 0.5 + 1.5 + 2.5 + 3.5
-print("OK")
-"""
-    run_ok(code, built)
+    scenario("numpy_array_outlives_finalize", paths=[built])
 
 
 # ---- one Kokkos runtime ---------------------------------------------------------------------

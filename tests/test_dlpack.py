@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 import pytest
-from support import DTYPES, NP_DTYPES, run_python, sample, shape_of, succeeded
+from support import DTYPES, NP_DTYPES, run_scenario, sample, shape_of, succeeded
 
 import kokkos
 
@@ -448,46 +448,13 @@ def test_legacy_producer_without_strides_and_with_offset():
 def test_view_keeps_producer_alive_in_subprocess_shutdown():
     """Capsules never consumed, Views of foreign memory and arrays of View
     memory alive at interpreter exit: no crash, no error output."""
-    r = run_python(
-        """
-        import numpy as np, kokkos
-        v = kokkos.View((100,), kokkos.float64)
-        keep_capsule = v.__dlpack__(max_version=(1, 0))
-        keep_legacy = v.__dlpack__()
-        keep_array = np.from_dlpack(v)
-        keep_view = kokkos.from_dlpack(np.arange(10.0))
-        keep_view2 = kokkos.from_dlpack(keep_array)
-        print("ok")
-        """
-    )
-    succeeded(r)
+    r = succeeded(run_scenario("dlpack_exit", "alive_at_exit"))
     assert r.stdout.strip() == "ok"
     assert "Error" not in r.stderr and "Traceback" not in r.stderr
 
 
 def test_numpy_array_survives_finalize_in_subprocess():
-    r = run_python(
-        """
-        import numpy as np, kokkos
-        v = kokkos.View((50,), kokkos.int64)
-        kokkos.deep_copy(v, np.arange(50))
-        a = np.from_dlpack(v)
-        kokkos.finalize()
-        assert v.released
-        # the exported memory was left allocated for its consumer
-        assert a.sum() == 49 * 50 // 2, a.sum()
-        a[:] = 1
-        assert a.sum() == 50
-        try:
-            v.__dlpack__()
-        except RuntimeError as e:
-            assert "released" in str(e)
-        else:
-            raise AssertionError("export of a released View")
-        print("ok")
-        """
-    )
-    succeeded(r)
+    r = succeeded(run_scenario("dlpack_exit", "numpy_array_survives_finalize"))
     assert r.stdout.strip() == "ok"
 
 

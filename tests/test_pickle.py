@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from support import DTYPES, HAS_CUDA, LAYOUTS, NP_DTYPES, cuda, run_python, sample, shape_of, succeeded
+from support import DTYPES, HAS_CUDA, LAYOUTS, NP_DTYPES, cuda, run_scenario, sample, shape_of, succeeded
 
 import kokkos
 import kokkos.pickling
@@ -310,18 +310,7 @@ def test_device_views_go_through_a_host_copy(layout, mode):
 
 
 def test_released_view_cannot_be_pickled():
-    proc = run_python(
-        """
-        import pickle, kokkos
-        v = kokkos.View((4,), kokkos.float64, label="gone")
-        kokkos.finalize()
-        for protocol in (4, 5):
-            try:
-                pickle.dumps(v, protocol=protocol)
-            except RuntimeError as e:
-                print("RuntimeError:", e)
-        """
-    )
+    proc = run_scenario("released_views", "pickling")
     succeeded(proc)
     assert (
         proc.stdout.count(

@@ -10,7 +10,7 @@ from multiprocessing import shared_memory
 
 import numpy as np
 import pytest
-from support import DTYPES, NP_DTYPES, run_python, sample, succeeded
+from support import DTYPES, NP_DTYPES, run_scenario, sample, succeeded
 
 import kokkos
 
@@ -149,33 +149,10 @@ def test_pickle_out_of_band_into_shared_memory(shm):
     del w
 
 
-CHILD = """
-import sys
-import numpy as np
-from multiprocessing import shared_memory, resource_tracker
-import kokkos
-# the parent owns the segment: this process must not unlink it at exit
-if sys.version_info >= (3, 13):
-    seg = shared_memory.SharedMemory(name={name!r}, track=False)
-else:
-    seg = shared_memory.SharedMemory(name={name!r})
-    resource_tracker.unregister(seg._name, "shared_memory")
-view = kokkos.array(seg.buf[: 256 * 8].cast("d", (16, 16)), label="child")
-np.asarray(view)[:] += np.arange(256.0).reshape(16, 16)
-try:
-    seg.close()
-except BufferError as e:
-    print("BufferError:", e)
-del view
-seg.close()
-print("child done")
-"""
-
-
 def test_views_of_one_segment_in_two_processes(shm):
     parent = kokkos.array(shm.buf[: 256 * 8].cast("d", (16, 16)), label="parent")
     np.asarray(parent)[:] = 1.0
-    proc = succeeded(run_python(CHILD.format(name=shm.name)))
+    proc = succeeded(run_scenario("shared_memory_child", "add_through_a_view", shm.name))
     assert "BufferError: cannot close exported pointers exist" in proc.stdout
     assert "child done" in proc.stdout
     np.testing.assert_array_equal(np.asarray(parent), 1.0 + np.arange(256.0).reshape(16, 16))

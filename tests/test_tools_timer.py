@@ -3,11 +3,10 @@ kokkos.tools.timer script.py` (in a subprocess) and as a Timer object."""
 
 import gc
 import json
-import textwrap
 
 import pytest
 import tools_build
-from support import TOOLS_VARIABLES, run_module
+from support import SCENARIOS, TOOLS_VARIABLES, run_module
 
 import kokkos
 import kokkos.tools as kt
@@ -19,44 +18,20 @@ def cxx_events(tmp_path_factory):
     return tools_build.build_cxx_events(tmp_path_factory.mktemp("timer_cxx"))
 
 
-SCRIPT = """
-import ctypes
-import sys
-import kokkos
-import kokkos.tools as kt
-
-n = int(sys.argv[1])
-
-@kt.region("solve")
-def solve(a, b):
-    for _ in range(3):
-        with kt.region("step"):
-            kokkos.deep_copy(b, a)
-
-kokkos.initialize()
-a = kokkos.array("a", [n], dtype=kokkos.float64)
-b = kokkos.array("b", [n], dtype=kokkos.float64)
-solve(a, b)
-with kt.region("temporaries"):
-    tmp = [kokkos.array(f"tmp{i}", [n], dtype=kokkos.float64) for i in range(4)]
-    del tmp
-s = b[::2]
-s2 = kokkos.array("s2", [n // 2], dtype=kokkos.float64)
-kokkos.deep_copy(s2, s)
-with kt.region("cxx"):
-    assert ctypes.CDLL(sys.argv[2]).kp_test_cxx_events() == 0  # C++ kernels
-print("script done", sys.argv[1:2])
-"""
+def run_timer(*extra, script, args=()):
+    """python -m kokkos.tools.timer [extra] script [args], in a fresh
+    interpreter that loads no tool library."""
+    return run_module("kokkos.tools.timer", *extra, script, *args, unset=TOOLS_VARIABLES)
 
 
-def run_timer(tmp_path, *extra, script=SCRIPT, args=("1000",)):
+def script_file(tmp_path, code):
     path = tmp_path / "script.py"
-    path.write_text(textwrap.dedent(script))
-    return run_module("kokkos.tools.timer", *extra, path, *args, unset=TOOLS_VARIABLES)
+    path.write_text(code)
+    return path
 
 
-def test_timer_reports_regions_kernels_copies_and_high_water_mark(tmp_path, cxx_events):
-    proc = run_timer(tmp_path, args=("1000", str(cxx_events)))
+def test_timer_reports_regions_kernels_copies_and_high_water_mark(cxx_events):
+    proc = run_timer(script=SCENARIOS / "timer_profiled.py", args=("1000", cxx_events))
     assert proc.returncode == 0, proc.stderr
     assert "script done ['1000']" in proc.stdout
     report = proc.stderr
@@ -80,14 +55,8 @@ def test_timer_reports_regions_kernels_copies_and_high_water_mark(tmp_path, cxx_
 
 def test_timer_writes_to_a_file_and_passes_the_exit_status(tmp_path):
     out = tmp_path / "report.txt"
-    proc = run_timer(
-        tmp_path,
-        "-o",
-        str(out),
-        script="import kokkos.tools as kt\n"
-        "with kt.region('only'):\n    pass\nraise SystemExit(3)\n",
-        args=(),
-    )
+    code = "import kokkos.tools as kt\nwith kt.region('only'):\n    pass\nraise SystemExit(3)\n"
+    proc = run_timer("-o", out, script=script_file(tmp_path, code))
     assert proc.returncode == 3
     text = out.read_text()
     assert "only" in text and "Regions" in text
@@ -95,11 +64,8 @@ def test_timer_writes_to_a_file_and_passes_the_exit_status(tmp_path):
 
 
 def test_timer_reports_even_when_the_script_raises(tmp_path):
-    proc = run_timer(
-        tmp_path,
-        script="import kokkos.tools as kt\nkt.push_region('before')\nkt.pop_region()\n1/0\n",
-        args=(),
-    )
+    code = "import kokkos.tools as kt\nkt.push_region('before')\nkt.pop_region()\n1/0\n"
+    proc = run_timer(script=script_file(tmp_path, code))
     assert proc.returncode == 1
     assert "ZeroDivisionError" in proc.stderr
     assert "before" in proc.stderr
