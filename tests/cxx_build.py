@@ -19,8 +19,6 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from support import run_module
-
 import kokkos
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +37,9 @@ def _tool(name: str) -> str | None:
 
 
 def _cmake_dir(module: str, flag: str) -> str:
-    out = run_module(module, flag)
+    # (not support.run_module: bench/bench_cxx.py imports this module, and
+    # support needs pytest)
+    out = subprocess.run([sys.executable, "-m", module, flag], capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise BuildError(f"python -m {module} {flag} failed: {out.stderr.strip()} (pip install {module})")
     return out.stdout.strip()
