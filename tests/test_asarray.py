@@ -9,9 +9,9 @@ import sys
 
 import numpy as np
 import pytest
-from support import DTYPES, NP_DTYPES, sample
 
 import kokkos
+from support import DTYPES, NP_DTYPES, sample
 
 HAS_CUDA = kokkos.get_memory_space_available("CudaSpace")
 

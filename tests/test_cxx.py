@@ -17,10 +17,10 @@ import gc
 import sys
 import weakref
 
-import cxx_build
 import numpy as np
 import pytest
 
+import cxx_build
 import kokkos
 
 # float16 is C++'s _Float16 (tests/cxx/views.hpp), where the compiler has it

@@ -9,10 +9,10 @@ from __future__ import annotations
 import gc
 import sys
 
-import cxx_build
 import numpy as np
 import pytest
 
+import cxx_build
 import kokkos
 
 DTYPES = list(kokkos.dtypes)

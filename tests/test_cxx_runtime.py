@@ -16,11 +16,11 @@ import os
 import re
 from pathlib import Path
 
-import cxx_build
 import pytest
-from support import failed, run_module, run_python, run_scenario, succeeded
 
+import cxx_build
 import kokkos
+from support import failed, run_module, run_python, run_scenario, succeeded
 
 # The original package's "Expected Output" of examples/ex-numpy.py.
 SEED_EXPECTED = """\

@@ -8,9 +8,9 @@ import sys
 
 import numpy as np
 import pytest
-from support import DTYPES, NP_DTYPES, run_scenario, sample, shape_of, succeeded
 
 import kokkos
+from support import DTYPES, NP_DTYPES, run_scenario, sample, shape_of, succeeded
 
 RANKS = list(range(9))
 

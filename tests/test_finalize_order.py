@@ -21,6 +21,7 @@ process; the cases are in tests/scenarios/finalize_orders.py): it must exit
 import itertools
 
 import pytest
+
 from support import cuda, load_scenario, run_scenario, succeeded
 
 SCENARIO = load_scenario("finalize_orders")

@@ -16,9 +16,9 @@ import sys
 
 import numpy as np
 import pytest
-from support import LAYOUTS, shape_of
 
 import kokkos
+from support import LAYOUTS, shape_of
 
 F16 = np.float16
 
@@ -484,7 +484,7 @@ def test_view_from_bytes_checks_size():
 def test_cuda_array_interface_refuses_host_views():
     v = kokkos.View((2,), kokkos.float16)
     with pytest.raises(AttributeError, match="__cuda_array_interface__"):
-        v.__cuda_array_interface__
+        v.__cuda_array_interface__  # noqa: B018  (the attribute access raises)
 
 
 # ---- C++: half_t and _Float16 through kokkos_python.hpp ----------------------------------------------

@@ -10,10 +10,10 @@ import sys
 
 import numpy as np
 import pytest
-from support import DTYPES, HAS_CUDA, LAYOUTS, NP_DTYPES, cuda, run_scenario, sample, shape_of, succeeded
 
 import kokkos
 import kokkos.pickling
+from support import DTYPES, HAS_CUDA, LAYOUTS, NP_DTYPES, cuda, run_scenario, sample, shape_of, succeeded
 
 MODES = [
     "protocol0",

@@ -10,9 +10,9 @@ from multiprocessing import shared_memory
 
 import numpy as np
 import pytest
-from support import DTYPES, NP_DTYPES, run_scenario, sample, succeeded
 
 import kokkos
+from support import DTYPES, NP_DTYPES, run_scenario, sample, succeeded
 
 # memoryview.cast has no complex formats and no 'e' (half)
 CASTABLE = [d for d in DTYPES if NP_DTYPES[d].kind != "c" and d != kokkos.float16]

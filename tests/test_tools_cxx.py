@@ -9,10 +9,10 @@ import sys
 import threading
 
 import pytest
-import tools_build
 
 import kokkos
 import kokkos.tools as kt
+import tools_build
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +52,7 @@ def record(events, returns=None):
 
 def test_cxx_module_shares_the_kokkos_runtime():
     k = tools_build.kokkos_install()
-    assert k["version"] == int("%d%02d%02d" % kokkos.kokkos_version())
+    assert k["version"] == int("{}{:02d}{:02d}".format(*kokkos.kokkos_version()))
 
 
 def test_cxx_kernels_views_copies_regions_sections_reach_python(cxx):

@@ -5,10 +5,10 @@ kokkos.initialize(tools_libs=...), and Python callbacks for the events that
 only happen at initialize and finalize."""
 
 import pytest
-import tools_build
-from support import TOOLS_VARIABLES, run_scenario, succeeded
 
 import kokkos
+import tools_build
+from support import TOOLS_VARIABLES, run_scenario, succeeded
 
 VERSION = kokkos.kokkos_version()
 # Kokkos 3.7 added KOKKOS_TOOLS_LIBS; older versions read KOKKOS_PROFILE_LIBRARY.

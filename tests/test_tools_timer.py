@@ -5,12 +5,12 @@ import gc
 import json
 
 import pytest
-import tools_build
-from support import SCENARIOS, TOOLS_VARIABLES, run_module
 
 import kokkos
 import kokkos.tools as kt
+import tools_build
 from kokkos.tools.timer import Timer
+from support import SCENARIOS, TOOLS_VARIABLES, run_module
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ import gc
 import sys
 
 import pytest
-import tools_build
 
 import kokkos.tools as kt
+import tools_build
 import tools_fixtures
 from tools_fixtures import TUNING_EVENTS
 

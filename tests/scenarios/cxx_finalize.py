@@ -9,9 +9,9 @@ import gc
 import importlib
 
 import numpy as np
-from scenario import raises, run
 
 import kokkos
+from scenario import raises, run
 
 
 def both_sides_alive(module, finalize_from):

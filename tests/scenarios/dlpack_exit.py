@@ -5,9 +5,9 @@ process (tests/test_dlpack.py).
 """
 
 import numpy as np
-from scenario import raises, run
 
 import kokkos
+from scenario import raises, run
 
 
 def alive_at_exit():

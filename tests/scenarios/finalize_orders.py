@@ -12,9 +12,9 @@ import threading
 import time
 
 import numpy as np
-from scenario import raises, run
 
 import kokkos
+from scenario import raises, run
 
 
 def expect_released(view, label):

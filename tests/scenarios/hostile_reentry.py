@@ -9,10 +9,10 @@ at its end.
 import sys
 
 import numpy as np
-from scenario import raises, run
 
 import kokkos
 import kokkos.tools as kt
+from scenario import raises, run
 
 # ---- a value's own methods finalize Kokkos
 

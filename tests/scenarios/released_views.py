@@ -6,9 +6,8 @@ it, one case per process (tests/test_scalar.py, tests/test_pickle.py).
 
 import pickle
 
-from scenario import raises, run
-
 import kokkos
+from scenario import raises, run
 
 
 def scalar_conversions():

@@ -7,9 +7,9 @@ process (tests/test_runtime.py).
 import ctypes
 
 import numpy as np
-from scenario import raises, run
 
 import kokkos
+from scenario import raises, run
 
 
 def initialize_keyword_errors():

@@ -7,9 +7,8 @@ own (tests/test_seed_compat.py).
 
 import gc
 
-from scenario import run
-
 import kokkos
+from scenario import run
 
 data, temp, regions = {}, {}, []
 count = 0

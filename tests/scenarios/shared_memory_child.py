@@ -9,9 +9,9 @@ import sys
 from multiprocessing import resource_tracker, shared_memory
 
 import numpy as np
-from scenario import run
 
 import kokkos
+from scenario import run
 
 
 def add_through_a_view(name):

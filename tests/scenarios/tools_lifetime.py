@@ -8,10 +8,9 @@ the events that only happen at initialize and finalize.
 
 import gc
 
-from scenario import raises, run
-
 import kokkos
 import kokkos.tools as kt
+from scenario import raises, run
 
 
 def program(tools_libs=None):
