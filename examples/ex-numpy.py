@@ -21,9 +21,7 @@ import kokkos
 
 def print_data(label, name, data):
     # write the type info
-    print(
-        f"{label:12} : {type(data).__name__} (ndim={data.ndim}, shape={data.shape})"
-    )
+    print(f"{label:12} : {type(data).__name__} (ndim={data.ndim}, shape={data.shape})")
 
     # print the data
     if data.ndim == 1:

@@ -67,8 +67,15 @@ def cmake_build(source: Path, name: str, defines: dict[str, str] | None = None) 
     if not cmake:
         raise BuildError("cmake not found (pip install cmake)")
     out = build_dir(name)
-    args = [cmake, "-S", str(source), "-B", str(out), f"-DPython_EXECUTABLE={sys.executable}",
-            f"-Dkokkos_python_DIR={kokkos.get_cmake_dir()}"]
+    args = [
+        cmake,
+        "-S",
+        str(source),
+        "-B",
+        str(out),
+        f"-DPython_EXECUTABLE={sys.executable}",
+        f"-Dkokkos_python_DIR={kokkos.get_cmake_dir()}",
+    ]
     if not (out / "CMakeCache.txt").exists() and _tool("ninja"):
         args += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}"]
     for key, value in (defines or {}).items():
@@ -81,19 +88,27 @@ def cmake_build(source: Path, name: str, defines: dict[str, str] | None = None) 
 @functools.cache
 def test_modules() -> Path:
     """Builds kp_test_pyb, kp_test_nb and kp_test_c; returns their directory."""
-    return cmake_build(SOURCES, "cxx", {
-        "pybind11_DIR": _cmake_dir("pybind11", "--cmakedir"),
-        "nanobind_DIR": _cmake_dir("nanobind", "--cmake_dir"),
-    })
+    return cmake_build(
+        SOURCES,
+        "cxx",
+        {
+            "pybind11_DIR": _cmake_dir("pybind11", "--cmakedir"),
+            "nanobind_DIR": _cmake_dir("nanobind", "--cmake_dir"),
+        },
+    )
 
 
 @functools.cache
 def examples() -> Path:
     """Builds examples/ (the seed's example) as examples/run.sh does."""
-    return cmake_build(ROOT / "examples", "examples", {
-        "pybind11_DIR": _cmake_dir("pybind11", "--cmakedir"),
-        "nanobind_DIR": _cmake_dir("nanobind", "--cmake_dir"),
-    })
+    return cmake_build(
+        ROOT / "examples",
+        "examples",
+        {
+            "pybind11_DIR": _cmake_dir("pybind11", "--cmakedir"),
+            "nanobind_DIR": _cmake_dir("nanobind", "--cmake_dir"),
+        },
+    )
 
 
 def built_test_modules() -> Path:

@@ -146,14 +146,23 @@ def test_module_built_against_another_kokkos_is_refused(tmp_path):
     if other is None:
         pytest.skip("only one Kokkos is installed here")
     inc, lib, omp = other
-    flags = [f"-I{kokkos.get_include()}", f"-I{inc}", f"-I{__import__('sysconfig').get_paths()['include']}",
-             lib, f"-Wl,-rpath,{os.path.dirname(lib)}", "-ldl"] + (["-fopenmp"] if omp else [])
+    flags = [
+        f"-I{kokkos.get_include()}",
+        f"-I{inc}",
+        f"-I{__import__('sysconfig').get_paths()['include']}",
+        lib,
+        f"-Wl,-rpath,{os.path.dirname(lib)}",
+        "-ldl",
+    ] + (["-fopenmp"] if omp else [])
     cxx_build.compile_module(cxx_build.SOURCES / "mismatch_module.cpp", "kp_test_mismatch", flags, tmp_path)
     res = failed(run_python("import kp_test_mismatch", paths=[tmp_path]))
-    assert re.search(r"ImportError: kp_test_mismatch uses a different Kokkos library than the kokkos package: "
-                     r"the module was built against Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\), kokkos._core runs "
-                     r"Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\)\. Two Kokkos runtimes in one process cannot share "
-                     r"Views", res.stderr), res.stderr
+    assert re.search(
+        r"ImportError: kp_test_mismatch uses a different Kokkos library than the kokkos package: "
+        r"the module was built against Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\), kokkos._core runs "
+        r"Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\)\. Two Kokkos runtimes in one process cannot share "
+        r"Views",
+        res.stderr,
+    ), res.stderr
     mine = ".".join(map(str, kokkos.kokkos_version()))
     assert f"kokkos._core runs Kokkos {mine}" in res.stderr
 
@@ -167,8 +176,12 @@ def test_module_built_by_hand_with_python_m_kokkos_flags(tmp_path):
     def flags(opt):
         return succeeded(run_module("kokkos", opt)).stdout.split()
 
-    cxx_build.compile_module(cxx_build.SOURCES / "mismatch_module.cpp", "kp_test_mismatch",
-                             flags("--includes") + flags("--ldflags"), tmp_path)
+    cxx_build.compile_module(
+        cxx_build.SOURCES / "mismatch_module.cpp",
+        "kp_test_mismatch",
+        flags("--includes") + flags("--ldflags"),
+        tmp_path,
+    )
     run_ok("import kp_test_mismatch; print('imported')", tmp_path)
     # and the plain C module needs only the include flags
     cxx_build.compile_module(cxx_build.SOURCES / "capi_module.c", "kp_test_c", flags("--includes"), tmp_path)
@@ -227,13 +240,24 @@ def test_seed_example_prints_the_expected_output():
     except cxx_build.BuildError as e:
         pytest.fail(f"building examples/ failed:\n{e}")
     want = sections(SEED_EXPECTED)
-    assert [w[0] for w in want] == ["Executing to numpy...", "Kokkos View", "Numpy Array",
-                                   "Executing from numpy...", "Numpy Array", "Kokkos View",
-                                   "Executing user bindings...", "Kokkos View", "Modify View", "Numpy Array"]
+    assert [w[0] for w in want] == [
+        "Executing to numpy...",
+        "Kokkos View",
+        "Numpy Array",
+        "Executing from numpy...",
+        "Numpy Array",
+        "Kokkos View",
+        "Executing user bindings...",
+        "Kokkos View",
+        "Modify View",
+        "Numpy Array",
+    ]
     for binding in ("pybind11", "nanobind"):
-        res = run_ok(f"import runpy, sys; sys.argv = ['ex-numpy.py']; "
-                     f"runpy.run_path({str(cxx_build.ROOT / 'examples' / 'ex-numpy.py')!r}, run_name='__main__')",
-                     build / binding)
+        res = run_ok(
+            f"import runpy, sys; sys.argv = ['ex-numpy.py']; "
+            f"runpy.run_path({str(cxx_build.ROOT / 'examples' / 'ex-numpy.py')!r}, run_name='__main__')",
+            build / binding,
+        )
         assert sections(res.stdout) == want, res.stdout
         assert "[user-bindings]> Generating View... Done." in res.stdout
         assert "[user-bindings]> Modifying View... Done." in res.stdout

@@ -97,8 +97,21 @@ class Producer:
     """A hand-made DLPack producer: owns a NumPy buffer, hands out one
     capsule, and counts the calls of its deleter."""
 
-    def __init__(self, arr, *, versioned=True, version=(1, 0), flags=0, device=(1, 0), dtype=None,
-                 ndim=None, strides="auto", byte_offset=0, shape=None, name=None):
+    def __init__(
+        self,
+        arr,
+        *,
+        versioned=True,
+        version=(1, 0),
+        flags=0,
+        device=(1, 0),
+        dtype=None,
+        ndim=None,
+        strides="auto",
+        byte_offset=0,
+        shape=None,
+        name=None,
+    ):
         self.arr = arr
         self.deleted = 0
         self.versioned = versioned
@@ -654,6 +667,7 @@ def test_dlpack_export_argument_errors():
 
 # ---- PyTorch (CPU) ----------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def torch():
     return pytest.importorskip("torch")
@@ -690,7 +704,11 @@ def test_view_from_torch(torch, dt):
 
 def test_view_from_torch_strided_and_transposed(torch):
     base = torch.arange(48, dtype=torch.float64).reshape(6, 8)
-    for t, layout in ((base.T, kokkos.LayoutLeft), (base[::2, 1::3], kokkos.LayoutStride), (base[1:], kokkos.LayoutRight)):
+    for t, layout in (
+        (base.T, kokkos.LayoutLeft),
+        (base[::2, 1::3], kokkos.LayoutStride),
+        (base[1:], kokkos.LayoutRight),
+    ):
         v = kokkos.from_dlpack(t)
         assert v.layout == layout
         assert tuple(s // 8 for s in v.strides) == t.stride()
@@ -755,12 +773,26 @@ class ExchangeAPI(ctypes.Structure):
         ("header", ExchangeHeader),
         (
             "managed_tensor_allocator",
-            ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.POINTER(DLTensor), ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, SET_ERROR),
+            ctypes.PYFUNCTYPE(
+                ctypes.c_int, ctypes.POINTER(DLTensor), ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, SET_ERROR
+            ),
         ),
-        ("managed_tensor_from_py_object_no_sync", ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(ctypes.c_void_p))),
-        ("managed_tensor_to_py_object_no_sync", ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.py_object))),
-        ("dltensor_from_py_object_no_sync", ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(DLTensor))),
-        ("current_work_stream", ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p))),
+        (
+            "managed_tensor_from_py_object_no_sync",
+            ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(ctypes.c_void_p)),
+        ),
+        (
+            "managed_tensor_to_py_object_no_sync",
+            ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.py_object)),
+        ),
+        (
+            "dltensor_from_py_object_no_sync",
+            ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(DLTensor)),
+        ),
+        (
+            "current_work_stream",
+            ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p)),
+        ),
     ]
 
 
@@ -808,7 +840,9 @@ def test_exchange_api_to_py_object_and_allocator(api):
     errors = []
     set_error = SET_ERROR(lambda ctx, kind, msg: errors.append((kind.decode(), msg.decode())))
     shape = (ctypes.c_int64 * 2)(3, 4)
-    proto = DLTensor(None, DLDevice(1, 0), 2, DLDataType(2, 32, 1), ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), None, 0)
+    proto = DLTensor(
+        None, DLDevice(1, 0), 2, DLDataType(2, 32, 1), ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), None, 0
+    )
     out = ctypes.c_void_p()
     assert api.managed_tensor_allocator(ctypes.byref(proto), ctypes.byref(out), None, set_error) == 0
     assert not errors
@@ -820,7 +854,9 @@ def test_exchange_api_to_py_object_and_allocator(api):
     v[2, 3] = 1.5
     assert np.asarray(v)[2, 3] == 1.5
     # bad prototypes report through set_error, return -1
-    bad = DLTensor(None, DLDevice(1, 0), 2, DLDataType(4, 16, 1), ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), None, 0)
+    bad = DLTensor(
+        None, DLDevice(1, 0), 2, DLDataType(4, 16, 1), ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), None, 0
+    )
     assert api.managed_tensor_allocator(ctypes.byref(bad), ctypes.byref(out), None, set_error) == -1
     assert errors and errors[0][0] == "BufferError" and "bfloat16" in errors[0][1]
 

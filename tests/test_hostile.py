@@ -138,7 +138,7 @@ def test_rank_beyond_eight():
 HUGE_SLICES = [
     np.s_[:: 2**62],
     np.s_[:: -(2**62)],
-    np.s_[5:5 : 2**62],
+    np.s_[5 : 5 : 2**62],
     np.s_[2**62 :],
     np.s_[-(2**62) :],
     np.s_[: 2**63 - 1 : 2**63 - 1],
@@ -177,7 +177,7 @@ def test_index_whose_index_raises_propagates_its_error():
     with pytest.raises(ZeroDivisionError, match="no index today"):
         v[RaisingIndex()]
     with pytest.raises(ZeroDivisionError, match="no index today"):
-        v[1:RaisingIndex()]
+        v[1 : RaisingIndex()]
 
 
 @pytest.mark.parametrize("value", ["1", b"1", object(), [1.0], None], ids=repr)

@@ -14,8 +14,9 @@ jnp = pytest.importorskip("jax.numpy")
 jax.config.update("jax_enable_x64", True)
 
 
-@pytest.mark.parametrize("dt", [kokkos.float32, kokkos.float64, kokkos.int32, kokkos.float16, kokkos.complex64],
-                         ids=str)
+@pytest.mark.parametrize(
+    "dt", [kokkos.float32, kokkos.float64, kokkos.int32, kokkos.float16, kokkos.complex64], ids=str
+)
 @pytest.mark.parametrize("layout", [kokkos.LayoutRight, kokkos.LayoutLeft], ids=str)
 def test_view_to_jax_shares_memory(dt, layout):
     v = kokkos.array([3, 4], dtype=dt, layout=layout)

@@ -267,7 +267,6 @@ def test_nested_lists_are_not_a_shape(data):
         kokkos.array(data)
 
 
-
 def test_nested_lists_through_numpy():
     v = kokkos.array(np.array([[1, 2], [3, 4]]))
     assert v.shape == [2, 2] and np.asarray(v).tolist() == [[1, 2], [3, 4]]

@@ -86,9 +86,7 @@ def test_round_trip_every_dtype_rank_layout(dt, rank, layout, mode):
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("layout", LAYOUTS, ids=lambda x: x.name)
 @pytest.mark.parametrize("rank", range(8))
-@pytest.mark.parametrize(
-    "dt", [kokkos.float64, kokkos.complex64, kokkos.int16, kokkos.bool], ids=lambda d: d.name
-)
+@pytest.mark.parametrize("dt", [kokkos.float64, kokkos.complex64, kokkos.int16, kokkos.bool], ids=lambda d: d.name)
 def test_round_trip_dyn_rank_view(dt, rank, layout, mode):
     v = filled(shape_of(rank, base=1), dt, layout, label="dyn", dynamic=True)
     w = round_trip(v, mode)
@@ -227,9 +225,7 @@ def test_misaligned_buffer_is_copied_to_aligned_memory():
 def test_copy_and_deepcopy_give_managed_copies():
     v = filled((3, 4), kokkos.float64, kokkos.LayoutLeft, label="orig", trait=kokkos.RandomAccess)
     for w in (copy.copy(v), copy.deepcopy(v)):
-        assert (
-            w.trait == kokkos.RandomAccess and w.layout == kokkos.LayoutLeft and w.label == "orig"
-        )
+        assert w.trait == kokkos.RandomAccess and w.layout == kokkos.LayoutLeft and w.label == "orig"
         assert not shares_memory(v, w)
         np.testing.assert_array_equal(np.asarray(w), np.asarray(v))
 
@@ -312,12 +308,7 @@ def test_device_views_go_through_a_host_copy(layout, mode):
 def test_released_view_cannot_be_pickled():
     proc = run_scenario("released_views", "pickling")
     succeeded(proc)
-    assert (
-        proc.stdout.count(
-            "RuntimeError: cannot pickle View 'gone': it was released when Kokkos was finalized"
-        )
-        == 2
-    )
+    assert proc.stdout.count("RuntimeError: cannot pickle View 'gone': it was released when Kokkos was finalized") == 2
 
 
 def test_other_pickle_form_is_refused():

@@ -52,11 +52,14 @@ def test_rank0_integer_view_is_an_index(dt):
     assert operator.index(big) == 2**64 - 1
 
 
-@pytest.mark.parametrize("make", [
-    lambda: one(kokkos.float64, 1.0),                 # not an integer dtype
-    lambda: one(kokkos.bool, True),                   # bool is not an index, as in NumPy
-    lambda: one(kokkos.int32, 1, (1,)),               # not rank 0
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: one(kokkos.float64, 1.0),  # not an integer dtype
+        lambda: one(kokkos.bool, True),  # bool is not an index, as in NumPy
+        lambda: one(kokkos.int32, 1, (1,)),  # not rank 0
+    ],
+)
 def test_what_is_not_an_index(make):
     with pytest.raises(TypeError, match="cannot be used as an index: only a rank-0 View of an integer dtype"):
         operator.index(make())
@@ -104,6 +107,7 @@ def test_released_view_raises():
 
 def test_refcounts_flat():
     import sys
+
     v = one(kokkos.float64, 4.0)
     before = sys.getrefcount(v)
     for _ in range(1000):

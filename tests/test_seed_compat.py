@@ -3,7 +3,6 @@ every variant indexed with lists, in-place arithmetic, mirrors, deep copies)
 and its Tools test (Python callbacks seeing C++ kernels, sections, copies and
 regions through kokkos.tools._internal, and the Python program's own Views)."""
 
-
 import numpy as np
 
 import kokkos
@@ -27,8 +26,12 @@ def generate_variant(shape, **kwargs):
     if kwargs["trait"] == kokkos.Unmanaged:
         con_arr = np.zeros(shape, dtype=kokkos.convert_dtype(kwargs["dtype"]))
         dyn_arr = np.zeros(shape, dtype=kokkos.convert_dtype(kwargs["dtype"]))
-        return [kokkos.unmanaged_array(con_arr, **kwargs, dynamic=False),
-                kokkos.unmanaged_array(dyn_arr, **kwargs, dynamic=True), con_arr, dyn_arr]
+        return [
+            kokkos.unmanaged_array(con_arr, **kwargs, dynamic=False),
+            kokkos.unmanaged_array(dyn_arr, **kwargs, dynamic=True),
+            con_arr,
+            dyn_arr,
+        ]
     return [kokkos.array(shape, **kwargs, dynamic=False), kokkos.array(shape, **kwargs, dynamic=True), None, None]
 
 

@@ -44,9 +44,7 @@ def test_asarray_and_array_wrap_the_segment_without_copying(shm):
 def test_typed_view_through_memoryview_cast(shm, dt):
     np_dt = NP_DTYPES[dt]
     shape = (4, 8)
-    typed = shm.buf[: 32 * np_dt.itemsize].cast(
-        memoryview(np.zeros(1, np_dt)).format.lstrip("<=@"), shape
-    )
+    typed = shm.buf[: 32 * np_dt.itemsize].cast(memoryview(np.zeros(1, np_dt)).format.lstrip("<=@"), shape)
     view = kokkos.array(typed, label="shm")
     assert view.dtype == dt and view.shape == shape and view.label == "shm"
     values = sample(np_dt, shape)

@@ -127,9 +127,7 @@ def test_python_callback_replaces_the_library_for_one_event(tool, tmp_path):
     proc = run("python_callback_replaces_the_library", env={TOOLS_ENV: str(tool), "KP_TEST_TOOL_LOG": str(log)})
     assert "['py_python_sees_this'] None kokkosp_pop_profile_region" in proc.stdout
     events = python_events(read_log(log))
-    assert events == [("init",), ("push_region", "py_lib_sees_this")] + [("pop_region",)] * 3 + [
-        ("finalize",)
-    ]
+    assert events == [("init",), ("push_region", "py_lib_sees_this")] + [("pop_region",)] * 3 + [("finalize",)]
 
 
 def test_a_library_loaded_at_initialize_replaces_earlier_python_callbacks(tool, tmp_path):
@@ -183,10 +181,7 @@ def test_init_settings_interface_parse_args_and_finalize_callbacks():
     assert ("interface", 1) in log
     names = [e[0] for e in log]
     assert names.index("init") < names.index("request_tool_settings") < names.index("interface")
-    assert (
-        "after finalize: kokkos.tools.ToolProgrammingInterface.fence(): Kokkos has been finalized"
-        in out
-    )
+    assert "after finalize: kokkos.tools.ToolProgrammingInterface.fence(): Kokkos has been finalized" in out
 
 
 @pytest.mark.skipif(VERSION < (3, 6, 0), reason="Kokkos < 3.6 reports no fence events")

@@ -39,11 +39,7 @@ def test_timer_reports_regions_kernels_copies_and_high_water_mark(cxx_events):
     assert lines["solve"][1] == "1" and lines["step"][1] == "3" and lines["temporaries"][1] == "1"
     # a, b (8000 B each) live; four 8000 B temporaries on top: 48000 B peak
     # (plus s2, 4000 B, allocated after the temporaries were freed)
-    host = next(
-        line
-        for line in report.splitlines()
-        if line.strip().startswith("Host ") and "<-" not in line
-    )
+    host = next(line for line in report.splitlines() if line.strip().startswith("Host ") and "<-" not in line)
     assert host.split()[1:3] == ["46.9", "KiB"]  # 48000 B
     assert "Host <- Host" in report
     copies = next(line for line in report.splitlines() if "Host <- Host" in line).split()

@@ -77,9 +77,7 @@ def kokkos_install() -> dict:
 def _run(cmd: list, what: str) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise BuildError(
-            f"building {what} failed:\n$ {' '.join(map(str, cmd))}\n{proc.stderr[-4000:]}"
-        )
+        raise BuildError(f"building {what} failed:\n$ {' '.join(map(str, cmd))}\n{proc.stderr[-4000:]}")
 
 
 def build_tool_library(outdir: Path) -> Path:
