@@ -70,8 +70,12 @@ def main():
     cr[...] = cp.arange(m * m, dtype=cp.float64).reshape(m, m)
     t_ours = gpu_time(lambda: kokkos.deep_copy(l, r), repeat=10)
     t_ref = gpu_time(lambda: cp.asfortranarray(cr), repeat=10)
-    show("LayoutRight -> LayoutLeft 8192x8192 float64 (device)", 2 * m * m * 8 / t_ours / 1e9, 2 * m * m * 8 / t_ref / 1e9,
-         ">= 0.95x")
+    show(
+        "LayoutRight -> LayoutLeft 8192x8192 float64 (device)",
+        2 * m * m * 8 / t_ours / 1e9,
+        2 * m * m * 8 / t_ref / 1e9,
+        ">= 0.95x",
+    )
     assert bool((cp.asarray(l) == cr).all())
 
     small = kokkos.array([1000], space=kokkos.CudaSpace)
@@ -84,9 +88,11 @@ def main():
     wrap = cp.ndarray
     g.update(wrap=wrap, obj=type("CAI", (), {"__cuda_array_interface__": csmall.__cuda_array_interface__})())
     t_cai = min(timeit.repeat("cp.asarray(obj)", number=20000, repeat=5, globals=g)) / 20000
-    print(f"{'cupy.asarray(view) overhead':<58} {t_ours * 1e9:>9.0f} ns   {t_cai * 1e9:>9.0f} ns   {t_ours / t_cai:>6.2f}x  "
-          f"goal <= 1.2x (reference: cupy.asarray of an object carrying a CuPy array's CAI; cupy.asarray(cupy array) "
-          f"itself: {t_ref * 1e9:.0f} ns)")
+    print(
+        f"{'cupy.asarray(view) overhead':<58} {t_ours * 1e9:>9.0f} ns   {t_cai * 1e9:>9.0f} ns   {t_ours / t_cai:>6.2f}x  "
+        f"goal <= 1.2x (reference: cupy.asarray of an object carrying a CuPy array's CAI; cupy.asarray(cupy array) "
+        f"itself: {t_ref * 1e9:.0f} ns)"
+    )
     try:
         import torch
     except ImportError:
@@ -95,18 +101,24 @@ def main():
     g.update(torch=torch)
     t_ours = min(timeit.repeat("torch.from_dlpack(small)", number=20000, repeat=5, globals=g)) / 20000
     t_ref = min(timeit.repeat("torch.from_dlpack(csmall)", number=20000, repeat=5, globals=g)) / 20000
-    print(f"{'torch.from_dlpack(view) vs torch.from_dlpack(cupy array)':<58} {t_ours * 1e9:>9.0f} ns   "
-          f"{t_ref * 1e9:>9.0f} ns   {t_ours / t_ref:>6.2f}x  goal <= 1.0x")
+    print(
+        f"{'torch.from_dlpack(view) vs torch.from_dlpack(cupy array)':<58} {t_ours * 1e9:>9.0f} ns   "
+        f"{t_ref * 1e9:>9.0f} ns   {t_ours / t_ref:>6.2f}x  goal <= 1.0x"
+    )
     tsmall = torch.zeros(1000, device="cuda", dtype=torch.float64)
     g.update(tsmall=tsmall, kokkos=kokkos)
     t_ours = min(timeit.repeat("kokkos.from_dlpack(tsmall)", number=20000, repeat=5, globals=g)) / 20000
     t_ref = min(timeit.repeat("cp.from_dlpack(tsmall)", number=20000, repeat=5, globals=g)) / 20000
-    print(f"{'kokkos.from_dlpack(tensor) vs cupy.from_dlpack(tensor)':<58} {t_ours * 1e9:>9.0f} ns   "
-          f"{t_ref * 1e9:>9.0f} ns   {t_ours / t_ref:>6.2f}x  goal <= 1.0x")
+    print(
+        f"{'kokkos.from_dlpack(tensor) vs cupy.from_dlpack(tensor)':<58} {t_ours * 1e9:>9.0f} ns   "
+        f"{t_ref * 1e9:>9.0f} ns   {t_ours / t_ref:>6.2f}x  goal <= 1.0x"
+    )
     t_ours = min(timeit.repeat("kokkos.asarray(csmall)", number=20000, repeat=5, globals=g)) / 20000
     t_ref = min(timeit.repeat("cp.asarray(obj)", number=20000, repeat=5, globals=g)) / 20000
-    print(f"{'kokkos.asarray(cupy array) vs cupy.asarray(CAI holder)':<58} {t_ours * 1e9:>9.0f} ns   "
-          f"{t_ref * 1e9:>9.0f} ns   {t_ours / t_ref:>6.2f}x  goal <= 1.2x")
+    print(
+        f"{'kokkos.asarray(cupy array) vs cupy.asarray(CAI holder)':<58} {t_ours * 1e9:>9.0f} ns   "
+        f"{t_ref * 1e9:>9.0f} ns   {t_ours / t_ref:>6.2f}x  goal <= 1.2x"
+    )
 
 
 if __name__ == "__main__":

@@ -39,14 +39,20 @@ def compare(ours, ref, glb, number=100000, rounds=7):
 
 def main():
     kokkos.initialize()
-    out = cxx_build.cmake_build(Path(__file__).resolve().parent / "cxx", "bench-cxx", {
-        "pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir"),
-        "nanobind_DIR": cxx_build._cmake_dir("nanobind", "--cmake_dir"),
-    })
+    out = cxx_build.cmake_build(
+        Path(__file__).resolve().parent / "cxx",
+        "bench-cxx",
+        {
+            "pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir"),
+            "nanobind_DIR": cxx_build._cmake_dir("nanobind", "--cmake_dir"),
+        },
+    )
     pyb = cxx_build.import_from(out, "kp_bench_cxx")
     nb = cxx_build.import_from(out, "kp_bench_cxx_nb")
-    print(f"kokkos {kokkos.__version__}, Kokkos {'.'.join(map(str, kokkos.kokkos_version()))} "
-          f"{kokkos.enabled_backends()}, numpy {np.__version__}, {os.cpu_count()} cores")
+    print(
+        f"kokkos {kokkos.__version__}, Kokkos {'.'.join(map(str, kokkos.kokkos_version()))} "
+        f"{kokkos.enabled_backends()}, numpy {np.__version__}, {os.cpu_count()} cores"
+    )
     print(f"{'case':<58} {'View':>9} {'NumPy':>9} {'ratio':>7}")
 
     a = np.zeros(1000)
@@ -68,8 +74,10 @@ def main():
         ratio, o, r = compare(ours, ref, g)
         print(f"{name:<58} {o * 1e9:>6.0f} ns {r * 1e9:>6.0f} ns {ratio:>6.2f}x   goal <= 1.5x")
     ratio, new, alloc = compare("pyb.view_new(1000)", "pyb.view_alloc_only(1000)", g)
-    print(f"  (allocating the Kokkos::View in C++ alone takes {alloc * 1e9:.0f} ns of that; "
-          f"the hand-over to Python {(new - alloc) * 1e9:.0f} ns)")
+    print(
+        f"  (allocating the Kokkos::View in C++ alone takes {alloc * 1e9:.0f} ns of that; "
+        f"the hand-over to Python {(new - alloc) * 1e9:.0f} ns)"
+    )
 
 
 if __name__ == "__main__":

@@ -45,21 +45,45 @@ def main():
     a = np.zeros(1000)
     g = dict(np=np, kokkos=kokkos, v=v, a=a, torch=torch)
 
-    row("np.from_dlpack(view) vs np.from_dlpack(ndarray)", best("np.from_dlpack(v)", n, g),
-        best("np.from_dlpack(a)", n, g), "<= 1.5x")
-    row("kokkos.from_dlpack(ndarray) vs np.from_dlpack(ndarray)", best("kokkos.from_dlpack(a)", n, g),
-        best("np.from_dlpack(a)", n, g), "<= 2x")
-    row("kokkos.asarray(ndarray) vs np.asarray(ndarray)", best("kokkos.asarray(a)", n, g),
-        best("np.asarray(a)", n, g), "(info)")
-    row("view.__dlpack__(max_version=(1, 0)) vs ndarray's", best("v.__dlpack__(max_version=(1, 0))", n, g),
-        best("a.__dlpack__(max_version=(1, 0))", n, g), "(info)")
+    row(
+        "np.from_dlpack(view) vs np.from_dlpack(ndarray)",
+        best("np.from_dlpack(v)", n, g),
+        best("np.from_dlpack(a)", n, g),
+        "<= 1.5x",
+    )
+    row(
+        "kokkos.from_dlpack(ndarray) vs np.from_dlpack(ndarray)",
+        best("kokkos.from_dlpack(a)", n, g),
+        best("np.from_dlpack(a)", n, g),
+        "<= 2x",
+    )
+    row(
+        "kokkos.asarray(ndarray) vs np.asarray(ndarray)",
+        best("kokkos.asarray(a)", n, g),
+        best("np.asarray(a)", n, g),
+        "(info)",
+    )
+    row(
+        "view.__dlpack__(max_version=(1, 0)) vs ndarray's",
+        best("v.__dlpack__(max_version=(1, 0))", n, g),
+        best("a.__dlpack__(max_version=(1, 0))", n, g),
+        "(info)",
+    )
     if torch is not None:
         t = torch.zeros(1000, dtype=torch.float64)
         g.update(t=t)
-        row("torch.from_dlpack(view) vs torch.from_dlpack(ndarray)", best("torch.from_dlpack(v)", n // 4, g),
-            best("torch.from_dlpack(a)", n // 4, g), "<= 1.5x")
-        row("kokkos.from_dlpack(tensor) vs torch.from_dlpack(tensor)", best("kokkos.from_dlpack(t)", n, g),
-            best("torch.from_dlpack(t)", n // 4, g), "(info)")
+        row(
+            "torch.from_dlpack(view) vs torch.from_dlpack(ndarray)",
+            best("torch.from_dlpack(v)", n // 4, g),
+            best("torch.from_dlpack(a)", n // 4, g),
+            "<= 1.5x",
+        )
+        row(
+            "kokkos.from_dlpack(tensor) vs torch.from_dlpack(tensor)",
+            best("kokkos.from_dlpack(t)", n, g),
+            best("torch.from_dlpack(t)", n // 4, g),
+            "(info)",
+        )
         ours = best("kokkos.from_dlpack(t)", n, g)
         ref = best("kokkos.from_dlpack(t.__dlpack__(max_version=(1, 3)))", n // 4, g)
         ratio = row("C exchange table: from_dlpack(tensor) vs via __dlpack__", ours, ref, "(gain)")

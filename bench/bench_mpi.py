@@ -37,9 +37,7 @@ def launch():
     cmd = [mpirun, "-n", "2", "--oversubscribe"]
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
-    return subprocess.call(
-        cmd + [sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env=env
-    )
+    return subprocess.call(cmd + [sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env=env)
 
 
 def pingpong(comm, buf, reps):

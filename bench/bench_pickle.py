@@ -85,10 +85,7 @@ def main():
             theirs += timed(fn, array, repeat)
         t_ours, t_np = min(ours), min(theirs)
         unit, scale = ("us", 1e6) if t_np < 1e-3 else ("ms", 1e3)
-        print(
-            f"{name:<48} {t_ours * scale:>9.1f} {unit} {t_np * scale:>9.1f} {unit} "
-            f"{t_ours / t_np:>6.2f}x   <= 1.1x"
-        )
+        print(f"{name:<48} {t_ours * scale:>9.1f} {unit} {t_np * scale:>9.1f} {unit} {t_ours / t_np:>6.2f}x   <= 1.1x")
     print(
         "  (protocol 4: NumPy's loads wraps the unpickled bytes object as a writable array, no copy;\n"
         "   a View comes back as a new Managed Kokkos allocation, one copy into fresh memory)"

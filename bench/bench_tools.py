@@ -38,9 +38,7 @@ def measure(label_prefix=""):
     g["empty"] = empty
     ref = per_call_ns("empty()", globals_=g)
     rows = [("empty Python function call (reference)", ref)]
-    rows.append(
-        (f"{label_prefix}push_region + pop_region", per_call_ns("push('r'); pop()", globals_=g))
-    )
+    rows.append((f"{label_prefix}push_region + pop_region", per_call_ns("push('r'); pop()", globals_=g)))
     g["r"] = kt.region("r")
     rows.append(
         (
@@ -81,12 +79,8 @@ def with_tool_library():
         print(f"(C tool library row skipped: {exc})")
         return
     env = {k: v for k, v in os.environ.items() if k != "KP_TEST_TOOL_LOG"}
-    env[
-        "KOKKOS_TOOLS_LIBS" if kokkos.kokkos_version() >= (3, 7, 0) else "KOKKOS_PROFILE_LIBRARY"
-    ] = str(lib)
-    proc = subprocess.run(
-        [sys.executable, __file__, "--child"], env=env, capture_output=True, text=True
-    )
+    env["KOKKOS_TOOLS_LIBS" if kokkos.kokkos_version() >= (3, 7, 0) else "KOKKOS_PROFILE_LIBRARY"] = str(lib)
+    proc = subprocess.run([sys.executable, __file__, "--child"], env=env, capture_output=True, text=True)
     sys.stdout.write(proc.stdout)
     if proc.returncode != 0:
         sys.stdout.write(proc.stderr)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python
 
 import argparse
+
 import numpy as np
 
 #
@@ -20,23 +21,19 @@ import kokkos
 
 def print_data(label, name, data):
     # write the type info
-    print(
-        "{:12} : {} (ndim={}, shape={})".format(
-            label, type(data).__name__, data.ndim, data.shape
-        )
-    )
+    print(f"{label:12} : {type(data).__name__} (ndim={data.ndim}, shape={data.shape})")
 
     # print the data
     if data.ndim == 1:
         for i in range(data.shape[0]):
-            print("{:8}({}) = {}".format(name, i, data[i]))
+            print(f"{name:8}({i}) = {data[i]}")
     elif data.ndim == 2:
         for i in range(data.shape[0]):
             print(
                 "{:8}({}) = [{}]".format(
                     name,
                     i,
-                    " ".join("{}".format(data[i, j]) for j in range(data.shape[1])),
+                    " ".join(f"{data[i, j]}" for j in range(data.shape[1])),
                 )
             )
     else:

@@ -37,9 +37,7 @@ def initial(x):
 
 
 def exact(x, t):
-    return np.exp(-(np.pi**2) * t) * np.sin(np.pi * x) + 0.5 * np.exp(-9 * np.pi**2 * t) * np.sin(
-        3 * np.pi * x
-    )
+    return np.exp(-(np.pi**2) * t) * np.sin(np.pi * x) + 0.5 * np.exp(-9 * np.pi**2 * t) * np.sin(3 * np.pi * x)
 
 
 def step(u, u_new, r):

@@ -37,6 +37,8 @@ def _tool(name: str) -> str | None:
 
 
 def _cmake_dir(module: str, flag: str) -> str:
+    # (not support.run_module: bench/bench_cxx.py imports this module, and
+    # support needs pytest)
     out = subprocess.run([sys.executable, "-m", module, flag], capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise BuildError(f"python -m {module} {flag} failed: {out.stderr.strip()} (pip install {module})")
@@ -65,8 +67,15 @@ def cmake_build(source: Path, name: str, defines: dict[str, str] | None = None) 
     if not cmake:
         raise BuildError("cmake not found (pip install cmake)")
     out = build_dir(name)
-    args = [cmake, "-S", str(source), "-B", str(out), f"-DPython_EXECUTABLE={sys.executable}",
-            f"-Dkokkos_python_DIR={kokkos.get_cmake_dir()}"]
+    args = [
+        cmake,
+        "-S",
+        str(source),
+        "-B",
+        str(out),
+        f"-DPython_EXECUTABLE={sys.executable}",
+        f"-Dkokkos_python_DIR={kokkos.get_cmake_dir()}",
+    ]
     if not (out / "CMakeCache.txt").exists() and _tool("ninja"):
         args += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}"]
     for key, value in (defines or {}).items():
@@ -79,19 +88,27 @@ def cmake_build(source: Path, name: str, defines: dict[str, str] | None = None) 
 @functools.cache
 def test_modules() -> Path:
     """Builds kp_test_pyb, kp_test_nb and kp_test_c; returns their directory."""
-    return cmake_build(SOURCES, "cxx", {
-        "pybind11_DIR": _cmake_dir("pybind11", "--cmakedir"),
-        "nanobind_DIR": _cmake_dir("nanobind", "--cmake_dir"),
-    })
+    return cmake_build(
+        SOURCES,
+        "cxx",
+        {
+            "pybind11_DIR": _cmake_dir("pybind11", "--cmakedir"),
+            "nanobind_DIR": _cmake_dir("nanobind", "--cmake_dir"),
+        },
+    )
 
 
 @functools.cache
 def examples() -> Path:
     """Builds examples/ (the seed's example) as examples/run.sh does."""
-    return cmake_build(ROOT / "examples", "examples", {
-        "pybind11_DIR": _cmake_dir("pybind11", "--cmakedir"),
-        "nanobind_DIR": _cmake_dir("nanobind", "--cmake_dir"),
-    })
+    return cmake_build(
+        ROOT / "examples",
+        "examples",
+        {
+            "pybind11_DIR": _cmake_dir("pybind11", "--cmakedir"),
+            "nanobind_DIR": _cmake_dir("nanobind", "--cmake_dir"),
+        },
+    )
 
 
 def built_test_modules() -> Path:
@@ -151,11 +168,3 @@ def other_kokkos() -> tuple[str, str, bool] | None:
         if installed and os.path.realpath(lib) != mine:
             return inc, lib, omp
     return None
-
-
-def run_python(code: str, *paths: Path, timeout: int = 120) -> subprocess.CompletedProcess:
-    """Runs code in a fresh interpreter with paths on PYTHONPATH."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(p) for p in paths] + [env.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          timeout=timeout, check=False)

@@ -9,9 +9,9 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import DTYPES, NP_DTYPES, sample
 
 import kokkos
+from support import DTYPES, NP_DTYPES, sample
 
 HAS_CUDA = kokkos.get_memory_space_available("CudaSpace")
 
@@ -224,7 +224,9 @@ def test_asarray_unsupported_dtype():
 def test_host_view_has_no_cuda_array_interface():
     v = kokkos.View((3,))
     assert not hasattr(v, "__cuda_array_interface__")
-    with pytest.raises(AttributeError, match="lives in HostSpace: __cuda_array_interface__ is offered by Views in CUDA"):
+    with pytest.raises(
+        AttributeError, match="lives in HostSpace: __cuda_array_interface__ is offered by Views in CUDA"
+    ):
         _ = v.__cuda_array_interface__
 
 

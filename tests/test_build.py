@@ -22,9 +22,21 @@ def test_seed_knobs_are_accepted(tmp_path):
     if lib and not lib.startswith("/usr/"):
         env["Kokkos_ROOT"] = str(pathlib.Path(lib).resolve().parent.parent)
     r = subprocess.run(
-        ["cmake", "-S", str(ROOT), "-B", str(tmp_path), f"-DPython_EXECUTABLE={sys.executable}",
-         "-DENABLE_VIEW_RANKS=3", "-DENABLE_LAYOUTS=OFF", "-DENABLE_MEMORY_TRAITS=OFF"],
-        capture_output=True, text=True, env=env, timeout=300,
+        [
+            "cmake",
+            "-S",
+            str(ROOT),
+            "-B",
+            str(tmp_path),
+            f"-DPython_EXECUTABLE={sys.executable}",
+            "-DENABLE_VIEW_RANKS=3",
+            "-DENABLE_LAYOUTS=OFF",
+            "-DENABLE_MEMORY_TRAITS=OFF",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
     out = r.stdout + r.stderr
     assert r.returncode == 0, out

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from conftest import DTYPES, NP_DTYPES, SPACES, sample, shape_of
+from support import DTYPES, NP_DTYPES, SPACES, sample, shape_of
 
 
 def make(kind, dt, shape):
@@ -225,8 +225,7 @@ def deep_copy_events():
     import kokkos.tools as kt
 
     events = []
-    kt.set_begin_deep_copy_callback(
-        lambda ds, dl, dp, ss, sl, sp, n: events.append((ds.name, dl, dp, ss.name, sl, n)))
+    kt.set_begin_deep_copy_callback(lambda ds, dl, dp, ss, sl, sp, n: events.append((ds.name, dl, dp, ss.name, sl, n)))
     kt.set_end_deep_copy_callback(lambda: events.append("end"))
     try:
         yield events

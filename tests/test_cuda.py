@@ -7,9 +7,12 @@ import numpy as np
 import pytest
 
 import kokkos
-from conftest import DTYPES, HAS_CUDA, NP_DTYPES, sample, shape_of
+from support import DTYPES, HAS_CUDA, NP_DTYPES, sample, shape_of
 
-pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space")]
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space"),
+]
 
 CUDA_SPACES = ["CudaSpace", "CudaUVMSpace", "CudaHostPinnedSpace"]
 ALL_SPACES = ["HostSpace"] + CUDA_SPACES
@@ -76,8 +79,13 @@ def test_strided_device_fill_and_copy_every_itemsize(dt):
 def test_cuda_space_refuses_host_access():
     v = kokkos.array("dev", [4], space=kokkos.CudaSpace)
     assert not v.host_accessible and not kokkos.get_host_accessible(kokkos.CudaSpace)
-    for action in (lambda: v[0], lambda: v.__setitem__(0, 1.0), lambda: np.asarray(v), lambda: memoryview(v),
-                   lambda: v.__array_interface__):
+    for action in (
+        lambda: v[0],
+        lambda: v.__setitem__(0, 1.0),
+        lambda: np.asarray(v),
+        lambda: memoryview(v),
+        lambda: v.__array_interface__,
+    ):
         with pytest.raises(kokkos.HostAccessError, match="CudaSpace.*create_mirror_view"):
             action()
     with pytest.raises(BufferError):
@@ -117,8 +125,14 @@ def test_mirrors_of_device_views():
 
 
 def test_seed_headline_example_uvm():
-    view = kokkos.array([2, 2], dtype=kokkos.double, space=kokkos.CudaUVMSpace, layout=kokkos.LayoutRight,
-                        trait=kokkos.RandomAccess, dynamic=False)
+    view = kokkos.array(
+        [2, 2],
+        dtype=kokkos.double,
+        space=kokkos.CudaUVMSpace,
+        layout=kokkos.LayoutRight,
+        trait=kokkos.RandomAccess,
+        dynamic=False,
+    )
     arr = np.array(view, copy=False)
     arr[0, 1] = 5.0
     assert view[0, 1] == 5.0

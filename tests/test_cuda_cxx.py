@@ -7,17 +7,23 @@ from pathlib import Path
 import pytest
 
 import kokkos
-from conftest import HAS_CUDA
+from support import HAS_CUDA
 
-pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space")]
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space"),
+]
 
 
 @pytest.fixture(scope="module")
 def module():
     import cxx_build
 
-    out = cxx_build.cmake_build(Path(__file__).parent / "cxx_cuda", "cuda-fill",
-                                {"pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir")})
+    out = cxx_build.cmake_build(
+        Path(__file__).parent / "cxx_cuda",
+        "cuda-fill",
+        {"pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir")},
+    )
     return cxx_build.import_from(out, "kp_cuda_fill")
 
 

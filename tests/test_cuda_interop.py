@@ -9,9 +9,9 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import sample
 
 import kokkos
+from support import sample
 
 HAS_CUDA = kokkos.get_memory_space_available("CudaSpace")
 

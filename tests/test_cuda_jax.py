@@ -8,9 +8,12 @@ import numpy as np
 import pytest
 
 import kokkos
+from support import HAS_CUDA
 
-HAS_CUDA = kokkos.get_memory_space_available("CudaSpace")
-pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space")]
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space"),
+]
 
 # JAX would take most of the GPU's memory for its pool at first use.
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")

@@ -15,9 +15,12 @@ from pathlib import Path
 import pytest
 
 import kokkos
+from support import HAS_CUDA
 
-HAS_CUDA = kokkos.get_memory_space_available("CudaSpace")
-pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space")]
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space"),
+]
 
 N = 1 << 20
 # GPU clock cycles each thread of the slow kernels waits: tens of ms or more
@@ -28,8 +31,11 @@ SLOW = 200_000_000
 def module():
     import cxx_build
 
-    out = cxx_build.cmake_build(Path(__file__).parent / "cxx_cuda", "cuda-fill",
-                                {"pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir")})
+    out = cxx_build.cmake_build(
+        Path(__file__).parent / "cxx_cuda",
+        "cuda-fill",
+        {"pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir")},
+    )
     kokkos.initialize()
     return cxx_build.import_from(out, "kp_cuda_fill")
 

@@ -3,18 +3,18 @@ sees CudaSpace allocations, their initialization, fills, copies and
 deallocations made from Python, each with the View's label. Runs where Kokkos
 has CUDA; skipped elsewhere."""
 
-import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
-import tools_build
 
 import kokkos
+import tools_build
+from support import HAS_CUDA, TOOLS_VARIABLES, run_python, succeeded
 
 HAS_CUDA = kokkos.get_memory_space_available("CudaSpace")
-pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space")]
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space"),
+]
 
 PROGRAM = """
 import kokkos
@@ -33,12 +33,8 @@ kokkos.finalize()
 def test_a_tool_library_sees_device_views_with_their_labels(tmp_path):
     tool = tools_build.build_tool_library(tmp_path)
     log = tmp_path / "events.log"
-    env = {k: v for k, v in os.environ.items() if k not in ("KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY")}
     tools_env = "KOKKOS_TOOLS_LIBS" if kokkos.kokkos_version() >= (3, 7, 0) else "KOKKOS_PROFILE_LIBRARY"
-    env.update({tools_env: str(tool), "KP_TEST_TOOL_LOG": str(log)})
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(PROGRAM)], capture_output=True, text=True, env=env,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    succeeded(run_python(PROGRAM, env={tools_env: str(tool), "KP_TEST_TOOL_LOG": str(log)}, unset=TOOLS_VARIABLES))
     records = [line.split("\t") for line in log.read_text().splitlines()]
 
     allocs = [r for r in records if r[0] == "allocate_data" and r[2] == "py_dev"]

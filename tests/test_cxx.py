@@ -17,15 +17,29 @@ import gc
 import sys
 import weakref
 
-import cxx_build
 import numpy as np
 import pytest
 
+import cxx_build
 import kokkos
 
 # float16 is C++'s _Float16 (tests/cxx/views.hpp), where the compiler has it
-DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float32", "float64", "complex64", "complex128", "bool", "float16"]
+DTYPES = [
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "bool",
+    "float16",
+]
 LAYOUTS = {"right": kokkos.LayoutRight, "left": kokkos.LayoutLeft, "stride": kokkos.LayoutStride}
 RANKS = range(1, 9)
 
@@ -122,9 +136,11 @@ def test_round_trip_pybind11(pyb, dtype, rank, layout):
     check_round_trip(pyb, dtype, rank, layout)
 
 
-NANOBIND_CASES = ([(d, 2, "right") for d in DTYPES]
-                  + [("float64", r, lay) for r in RANKS for lay in ("left", "stride")]
-                  + [("float64", r, "right") for r in (1, 3, 8)])
+NANOBIND_CASES = (
+    [(d, 2, "right") for d in DTYPES]
+    + [("float64", r, lay) for r in RANKS for lay in ("left", "stride")]
+    + [("float64", r, "right") for r in (1, 3, 8)]
+)
 
 
 @pytest.mark.parametrize("dtype,rank,layout", NANOBIND_CASES)
@@ -190,8 +206,11 @@ def test_const_view_is_read_only_in_python(mod):
     with pytest.raises(ValueError, match="read-only"):
         a[0] = 1.0
     assert mod.sum_const(v) == pytest.approx(float(np.sum(expected("float64", (4,)))))
-    with pytest.raises(TypeError, match=r"View 'const_view' is read-only, but Kokkos::View<float64\*, LayoutRight, "
-                                        r"HostSpace> would write to it; take a View of const float64"):
+    with pytest.raises(
+        TypeError,
+        match=r"View 'const_view' is read-only, but Kokkos::View<float64\*, LayoutRight, "
+        r"HostSpace> would write to it; take a View of const float64",
+    ):
         mod.as_f64_1d(v)
     with pytest.raises(TypeError, match="incompatible function arguments"):
         mod.scale(v, 2.0)
@@ -211,8 +230,11 @@ def test_fixed_extents(mod):
     np.testing.assert_array_equal(np.asarray(v), expected("float64", (4, 3)))
     assert mod.echo_fixed(v).data == v.data
     assert mod.as_fixed3(kokkos.array("ok", [5, 3], dtype=kokkos.double)) == 5
-    with pytest.raises(ValueError, match=r"View 'bad' has extent 2 in dimension 1, but "
-                                         r"Kokkos::View<float64\*\[3\], LayoutRight, HostSpace> fixes it to 3"):
+    with pytest.raises(
+        ValueError,
+        match=r"View 'bad' has extent 2 in dimension 1, but "
+        r"Kokkos::View<float64\*\[3\], LayoutRight, HostSpace> fixes it to 3",
+    ):
         mod.as_fixed3(kokkos.array("bad", [5, 2], dtype=kokkos.double))
 
 
@@ -281,15 +303,21 @@ def test_caster_noconvert_takes_views_only(mod):
 
 def test_from_python_dtype_mismatch(mod):
     v = kokkos.array("dbl", [3], dtype=kokkos.double)
-    with pytest.raises(TypeError, match=r"View 'dbl' holds float64, but Kokkos::View<int32\*, LayoutRight, "
-                                        r"HostSpace> needs int32"):
+    with pytest.raises(
+        TypeError,
+        match=r"View 'dbl' holds float64, but Kokkos::View<int32\*, LayoutRight, "
+        r"HostSpace> needs int32",
+    ):
         mod.as_i32_1d(v)
 
 
 def test_from_python_rank_mismatch(mod):
     v = kokkos.array("two", [3, 2], dtype=kokkos.double)
-    with pytest.raises(TypeError, match=r"View 'two' has rank 2, but Kokkos::View<float64\*, LayoutRight, "
-                                        r"HostSpace> has rank 1"):
+    with pytest.raises(
+        TypeError,
+        match=r"View 'two' has rank 2, but Kokkos::View<float64\*, LayoutRight, "
+        r"HostSpace> has rank 1",
+    ):
         mod.as_f64_1d(v)
 
 
@@ -297,8 +325,11 @@ def test_from_python_layout_mismatch(mod):
     right = kokkos.array("r", [2, 3], dtype=kokkos.double)
     left = kokkos.array("l", [2, 3], dtype=kokkos.double, layout=kokkos.LayoutLeft)
     assert mod.as_f64_2d(right) == 2 and mod.as_f64_2d_left(left) == 2
-    with pytest.raises(TypeError, match=r"View 'r' has strides \(3, 1\) \(in elements\), which are not contiguous "
-                                        r"LayoutLeft; Kokkos::View<float64\*\*, LayoutLeft, HostSpace> needs them"):
+    with pytest.raises(
+        TypeError,
+        match=r"View 'r' has strides \(3, 1\) \(in elements\), which are not contiguous "
+        r"LayoutLeft; Kokkos::View<float64\*\*, LayoutLeft, HostSpace> needs them",
+    ):
         mod.as_f64_2d_left(right)
     with pytest.raises(TypeError, match=r"View 'l' has strides \(1, 2\) .* not contiguous LayoutRight"):
         mod.as_f64_2d(left)
@@ -315,23 +346,26 @@ def test_from_python_alignment(mod):
     addr = base.__array_interface__["data"][0]
     # a few bytes off: not aligned for double at all (NumPy allows such views)
     o1 = next(o for o in range(1, 8) if (addr + o) % 8)
-    odd = kokkos.array(base[o1:o1 + 8 * 4].view(np.float64))
+    odd = kokkos.array(base[o1 : o1 + 8 * 4].view(np.float64))
     assert odd.data % 8 != 0
     with pytest.raises(ValueError, match=r"data at 0x[0-9a-f]+ is not aligned for float64 \(8 bytes\)"):
         mod.as_f64_1d(odd)
     # 8-byte aligned but not to the 64 bytes the Aligned trait asks for
     off = next(o for o in range(0, 128, 8) if (addr + o) % 64 == 8)
-    eight = kokkos.array(base[off:off + 8 * 4].view(np.float64))
+    eight = kokkos.array(base[off : off + 8 * 4].view(np.float64))
     assert mod.as_f64_1d(eight) == 4
     with pytest.raises(ValueError, match=r"is not aligned to 64 bytes, which the Aligned memory trait"):
         mod.as_aligned(eight)
     off64 = next(o for o in range(0, 128, 8) if (addr + o) % 64 == 0)
-    assert mod.as_aligned(kokkos.array(base[off64:off64 + 8 * 4].view(np.float64))) == 4
+    assert mod.as_aligned(kokkos.array(base[off64 : off64 + 8 * 4].view(np.float64))) == 4
 
 
 def test_from_python_not_a_view(mod):
-    with pytest.raises(TypeError, match=r"expected a kokkos.View for Kokkos::View<float64\*, LayoutRight, "
-                                        r"HostSpace>, got int"):
+    with pytest.raises(
+        TypeError,
+        match=r"expected a kokkos.View for Kokkos::View<float64\*, LayoutRight, "
+        r"HostSpace>, got int",
+    ):
         mod.as_f64_1d(42)
 
 
@@ -344,8 +378,11 @@ def test_from_python_unmanaged_target_does_not_own(mod):
 def test_from_python_space_mismatch(mod):
     other = next(s for s in kokkos.enabled_memory_spaces() if s != "HostSpace")
     v = kokkos.array("dev", [3], dtype=kokkos.double, space=other)
-    with pytest.raises(TypeError, match=rf"View 'dev' lives in {other}, but Kokkos::View<float64\*, LayoutRight, "
-                                        r"HostSpace> needs HostSpace"):
+    with pytest.raises(
+        TypeError,
+        match=rf"View 'dev' lives in {other}, but Kokkos::View<float64\*, LayoutRight, "
+        r"HostSpace> needs HostSpace",
+    ):
         mod.as_f64_1d(v)
 
 

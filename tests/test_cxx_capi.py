@@ -9,10 +9,10 @@ from __future__ import annotations
 import gc
 import sys
 
-import cxx_build
 import numpy as np
 import pytest
 
+import cxx_build
 import kokkos
 
 DTYPES = list(kokkos.dtypes)
@@ -102,9 +102,19 @@ def test_view_over_python_owned_memory(c):
 def test_describe_python_views(c):
     v = kokkos.array("py", [4, 3], dtype=kokkos.float32, layout=kokkos.LayoutLeft)
     d = c.describe(v)
-    assert d == {"data": v.data, "rank": 2, "dtype": int(kokkos.float32), "space": int(kokkos.HostSpace),
-                 "layout": int(kokkos.LayoutLeft), "traits": 0, "readonly": 0, "dynamic": 0,
-                 "extents": (4, 3), "strides": (1, 4), "label": "py"}
+    assert d == {
+        "data": v.data,
+        "rank": 2,
+        "dtype": int(kokkos.float32),
+        "space": int(kokkos.HostSpace),
+        "layout": int(kokkos.LayoutLeft),
+        "traits": 0,
+        "readonly": 0,
+        "dynamic": 0,
+        "extents": (4, 3),
+        "strides": (1, 4),
+        "label": "py",
+    }
     s = v[1:3, ::2]
     assert c.describe(s)["strides"] == (1, 8) and c.describe(s)["data"] == s.data
     assert c.owner(s) is v.allocation
@@ -160,20 +170,44 @@ def test_view_from_object(c):
 
 
 BAD = [
-    ("rank", (9, int(kokkos.double), 0, 0, [1] * 8, [1] * 8, False, False), ValueError,
-     r"view_from_deleter\(\): rank 9 is outside 0\.\.8 for a View"),
+    (
+        "rank",
+        (9, int(kokkos.double), 0, 0, [1] * 8, [1] * 8, False, False),
+        ValueError,
+        r"view_from_deleter\(\): rank 9 is outside 0\.\.8 for a View",
+    ),
     ("negative rank", (-1, int(kokkos.double), 0, 0, [], [], False, False), ValueError, r"rank -1 is outside"),
     ("dtype", (1, 99, 0, 0, [2], [1], False, False), ValueError, r"99 is not a kokkos dtype \(0\.\.13\)"),
-    ("space", (1, int(kokkos.double), 42, 0, [2], [1], False, False), ValueError,
-     r"42 is not a kokkos memory space \(0\.\.9\)"),
-    ("traits", (1, int(kokkos.double), 0, 64, [2], [1], False, False), ValueError,
-     r"traits 0x40 are not a combination of kokkos memory traits"),
-    ("extent", (2, int(kokkos.double), 0, 0, [2, -1], [1, 1], False, False), ValueError,
-     r"extent 1 is -1; extents must be >= 0"),
-    ("null data", (1, int(kokkos.double), 0, 0, [4], [1], True, False), ValueError,
-     r"data is NULL but the View has 32 bytes"),
-    ("overflow", (2, int(kokkos.double), 0, 0, [2**62, 2**62], [1, 1], False, False), ValueError,
-     r"would need more than"),
+    (
+        "space",
+        (1, int(kokkos.double), 42, 0, [2], [1], False, False),
+        ValueError,
+        r"42 is not a kokkos memory space \(0\.\.9\)",
+    ),
+    (
+        "traits",
+        (1, int(kokkos.double), 0, 64, [2], [1], False, False),
+        ValueError,
+        r"traits 0x40 are not a combination of kokkos memory traits",
+    ),
+    (
+        "extent",
+        (2, int(kokkos.double), 0, 0, [2, -1], [1, 1], False, False),
+        ValueError,
+        r"extent 1 is -1; extents must be >= 0",
+    ),
+    (
+        "null data",
+        (1, int(kokkos.double), 0, 0, [4], [1], True, False),
+        ValueError,
+        r"data is NULL but the View has 32 bytes",
+    ),
+    (
+        "overflow",
+        (2, int(kokkos.double), 0, 0, [2**62, 2**62], [1, 1], False, False),
+        ValueError,
+        r"would need more than",
+    ),
 ]
 
 
@@ -198,9 +232,12 @@ def test_empty_view_with_null_data(c):
 
 def test_runtime_check(c):
     c.check_runtime_same()
-    with pytest.raises(ImportError, match=r"kp_test_c uses a different Kokkos library than the kokkos package: "
-                                          r"the module was built against Kokkos 3\.4\.1 \(.*\), kokkos._core runs "
-                                          r"Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\)\. Two Kokkos runtimes"):
+    with pytest.raises(
+        ImportError,
+        match=r"kp_test_c uses a different Kokkos library than the kokkos package: "
+        r"the module was built against Kokkos 3\.4\.1 \(.*\), kokkos._core runs "
+        r"Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\)\. Two Kokkos runtimes",
+    ):
         c.check_runtime_other()
 
 

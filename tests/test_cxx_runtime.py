@@ -4,7 +4,7 @@ a fresh interpreter where the process state matters.
 
 - finalize with Views alive on both sides, called from Python or from C++:
   Python Views read as released, C++ modules drop theirs in a finalize hook,
-  nothing aborts;
+  nothing aborts (tests/scenarios/cxx_finalize.py);
 - a module built against another Kokkos library fails to import with
   ImportError naming both libraries;
 - examples/ built as a user would, printing the seed's Expected Output.
@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-import cxx_build
 import pytest
 
+import cxx_build
 import kokkos
+from support import failed, run_module, run_python, run_scenario, succeeded
 
 # The original package's "Expected Output" of examples/ex-numpy.py.
 SEED_EXPECTED = """\
@@ -116,89 +115,27 @@ def built():
 
 
 def run_ok(code, *paths):
-    res = cxx_build.run_python(code, *paths)
-    assert res.returncode == 0, f"rc={res.returncode}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}"
-    return res
+    return succeeded(run_python(code, paths=paths))
 
 
-FINALIZE_BOTH_ALIVE = """
-import gc, numpy as np, kokkos
-import {mod} as m, kp_test_c as c
-kokkos.initialize()
-v = m.make_kept(3)                                   # C++ keeps a copy as well
-w = kokkos.array("pyside", [3, 2], dtype=kokkos.double)
-m.hold(w)                                            # C++ holds Python's memory
-a = np.arange(4.0); m.scale(a, 2.0)
-cv = c.from_malloc(int(kokkos.double), [4], label="cside", kokkos_bound=True)
-calls = c.deleter_calls()
-assert m.held_count() == 2 and not v.released
-{finalize}
-assert kokkos.is_finalized()
-assert v.released and w.released and cv.released
-assert c.is_released(cv) and c.deleter_calls() == calls + 1   # dropped at finalize, once
-assert m.held_count() == 0                           # the module's finalize hook ran
-for view, label in ((v, "kept"), (w, "pyside"), (cv, "cside")):
-    try:
-        np.asarray(view)
-    except RuntimeError as e:
-        assert label in str(e) and "finalized" in str(e), str(e)
-    else:
-        raise AssertionError("reading a released View must raise")
-try:
-    c.describe(v)
-except RuntimeError as e:
-    assert "was released when Kokkos was finalized" in str(e)
-else:
-    raise AssertionError("describe of a released View must raise")
-try:
-    m.echo_2d(v)
-except TypeError as e:
-    assert "incompatible function arguments" in str(e)
-else:
-    raise AssertionError("a released View must not convert to a C++ View")
-try:
-    m.as_f64_2d(w)
-except RuntimeError as e:
-    assert "'pyside' was released" in str(e), str(e)
-else:
-    raise AssertionError("from_python of a released View must raise")
-del v, w, cv
-gc.collect()
-assert c.deleter_calls() == calls + 1
-print("OK")
-"""
+def scenario(case, *args, paths):
+    return succeeded(run_scenario("cxx_finalize", case, *args, paths=paths))
 
 
 @pytest.mark.parametrize("mod", ["kp_test_pyb", "kp_test_nb"])
-@pytest.mark.parametrize("finalize", ["kokkos.finalize()", "m.finalize_from_cpp()"], ids=["python", "cxx"])
+@pytest.mark.parametrize("finalize", ["python", "cxx"], ids=["python", "cxx"])
 def test_finalize_with_views_alive_on_both_sides(built, mod, finalize):
-    res = run_ok(FINALIZE_BOTH_ALIVE.format(mod=mod, finalize=finalize), built)
+    res = scenario("both_sides_alive", mod, finalize, paths=[built])
     assert res.stdout.strip().endswith("OK")
 
 
 def test_exit_without_finalize_with_views_alive(built):
-    code = """
-import kokkos, numpy as np, kp_test_pyb as m, kp_test_c as c
-kokkos.initialize()
-v = m.make_kept(3); w = kokkos.array("w", [3, 2], dtype=kokkos.double); m.hold(w)
-cv = c.from_malloc(int(kokkos.double), [4], kokkos_bound=True)
-keep = [v, w, cv, np.asarray(v)]
-print("bye")
-"""
-    res = run_ok(code, built)
+    res = scenario("exit_without_finalize", paths=[built])
     assert res.stdout.strip() == "bye" and "Kokkos" not in res.stderr
 
 
 def test_numpy_array_of_cpp_view_outlives_finalize(built):
-    code = """
-import kokkos, numpy as np, kp_test_pyb as m
-kokkos.initialize()
-a = np.asarray(m.make_float64_2_right([2, 2]))   # the View itself is gone, NumPy exports it
-kokkos.finalize()
-assert a.sum() == 0.5 + 1.5 + 2.5 + 3.5
-print("OK")
-"""
-    run_ok(code, built)
+    scenario("numpy_array_outlives_finalize", paths=[built])
 
 
 # ---- one Kokkos runtime ---------------------------------------------------------------------
@@ -209,15 +146,23 @@ def test_module_built_against_another_kokkos_is_refused(tmp_path):
     if other is None:
         pytest.skip("only one Kokkos is installed here")
     inc, lib, omp = other
-    flags = [f"-I{kokkos.get_include()}", f"-I{inc}", f"-I{__import__('sysconfig').get_paths()['include']}",
-             lib, f"-Wl,-rpath,{os.path.dirname(lib)}", "-ldl"] + (["-fopenmp"] if omp else [])
+    flags = [
+        f"-I{kokkos.get_include()}",
+        f"-I{inc}",
+        f"-I{__import__('sysconfig').get_paths()['include']}",
+        lib,
+        f"-Wl,-rpath,{os.path.dirname(lib)}",
+        "-ldl",
+    ] + (["-fopenmp"] if omp else [])
     cxx_build.compile_module(cxx_build.SOURCES / "mismatch_module.cpp", "kp_test_mismatch", flags, tmp_path)
-    res = cxx_build.run_python("import kp_test_mismatch", tmp_path)
-    assert res.returncode != 0
-    assert re.search(r"ImportError: kp_test_mismatch uses a different Kokkos library than the kokkos package: "
-                     r"the module was built against Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\), kokkos._core runs "
-                     r"Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\)\. Two Kokkos runtimes in one process cannot share "
-                     r"Views", res.stderr), res.stderr
+    res = failed(run_python("import kp_test_mismatch", paths=[tmp_path]))
+    assert re.search(
+        r"ImportError: kp_test_mismatch uses a different Kokkos library than the kokkos package: "
+        r"the module was built against Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\), kokkos._core runs "
+        r"Kokkos \d+\.\d+\.\d+ \(.*kokkoscore.*\)\. Two Kokkos runtimes in one process cannot share "
+        r"Views",
+        res.stderr,
+    ), res.stderr
     mine = ".".join(map(str, kokkos.kokkos_version()))
     assert f"kokkos._core runs Kokkos {mine}" in res.stderr
 
@@ -229,11 +174,14 @@ def test_module_built_by_hand_with_python_m_kokkos_flags(tmp_path):
         pytest.skip("a CUDA Kokkos's headers compile only with its nvcc_wrapper, not the plain host compiler")
 
     def flags(opt):
-        out = subprocess.run([sys.executable, "-m", "kokkos", opt], capture_output=True, text=True, check=True)
-        return out.stdout.split()
+        return succeeded(run_module("kokkos", opt)).stdout.split()
 
-    cxx_build.compile_module(cxx_build.SOURCES / "mismatch_module.cpp", "kp_test_mismatch",
-                             flags("--includes") + flags("--ldflags"), tmp_path)
+    cxx_build.compile_module(
+        cxx_build.SOURCES / "mismatch_module.cpp",
+        "kp_test_mismatch",
+        flags("--includes") + flags("--ldflags"),
+        tmp_path,
+    )
     run_ok("import kp_test_mismatch; print('imported')", tmp_path)
     # and the plain C module needs only the include flags
     cxx_build.compile_module(cxx_build.SOURCES / "capi_module.c", "kp_test_c", flags("--includes"), tmp_path)
@@ -245,8 +193,7 @@ def test_module_built_by_hand_with_python_m_kokkos_flags(tmp_path):
 
 def test_python_m_kokkos():
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "kokkos", *args], capture_output=True, text=True,
-                              check=False)
+        return run_module("kokkos", *args)
 
     cmake_dir = run("--cmake-dir").stdout.strip()
     assert cmake_dir == kokkos.get_cmake_dir()
@@ -293,13 +240,24 @@ def test_seed_example_prints_the_expected_output():
     except cxx_build.BuildError as e:
         pytest.fail(f"building examples/ failed:\n{e}")
     want = sections(SEED_EXPECTED)
-    assert [w[0] for w in want] == ["Executing to numpy...", "Kokkos View", "Numpy Array",
-                                   "Executing from numpy...", "Numpy Array", "Kokkos View",
-                                   "Executing user bindings...", "Kokkos View", "Modify View", "Numpy Array"]
+    assert [w[0] for w in want] == [
+        "Executing to numpy...",
+        "Kokkos View",
+        "Numpy Array",
+        "Executing from numpy...",
+        "Numpy Array",
+        "Kokkos View",
+        "Executing user bindings...",
+        "Kokkos View",
+        "Modify View",
+        "Numpy Array",
+    ]
     for binding in ("pybind11", "nanobind"):
-        res = run_ok(f"import runpy, sys; sys.argv = ['ex-numpy.py']; "
-                     f"runpy.run_path({str(cxx_build.ROOT / 'examples' / 'ex-numpy.py')!r}, run_name='__main__')",
-                     build / binding)
+        res = run_ok(
+            f"import runpy, sys; sys.argv = ['ex-numpy.py']; "
+            f"runpy.run_path({str(cxx_build.ROOT / 'examples' / 'ex-numpy.py')!r}, run_name='__main__')",
+            build / binding,
+        )
         assert sections(res.stdout) == want, res.stdout
         assert "[user-bindings]> Generating View... Done." in res.stdout
         assert "[user-bindings]> Modifying View... Done." in res.stdout

@@ -4,15 +4,13 @@ partners, and hand-made capsules (ctypes) that count their deleter calls."""
 
 import ctypes
 import gc
-import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
-from conftest import DTYPES, NP_DTYPES, sample, shape_of
 
 import kokkos
+from support import DTYPES, NP_DTYPES, run_scenario, sample, shape_of, succeeded
 
 RANKS = list(range(9))
 
@@ -99,8 +97,21 @@ class Producer:
     """A hand-made DLPack producer: owns a NumPy buffer, hands out one
     capsule, and counts the calls of its deleter."""
 
-    def __init__(self, arr, *, versioned=True, version=(1, 0), flags=0, device=(1, 0), dtype=None,
-                 ndim=None, strides="auto", byte_offset=0, shape=None, name=None):
+    def __init__(
+        self,
+        arr,
+        *,
+        versioned=True,
+        version=(1, 0),
+        flags=0,
+        device=(1, 0),
+        dtype=None,
+        ndim=None,
+        strides="auto",
+        byte_offset=0,
+        shape=None,
+        name=None,
+    ):
         self.arr = arr
         self.deleted = 0
         self.versioned = versioned
@@ -450,48 +461,13 @@ def test_legacy_producer_without_strides_and_with_offset():
 def test_view_keeps_producer_alive_in_subprocess_shutdown():
     """Capsules never consumed, Views of foreign memory and arrays of View
     memory alive at interpreter exit: no crash, no error output."""
-    code = textwrap.dedent(
-        """
-        import numpy as np, kokkos
-        v = kokkos.View((100,), kokkos.float64)
-        keep_capsule = v.__dlpack__(max_version=(1, 0))
-        keep_legacy = v.__dlpack__()
-        keep_array = np.from_dlpack(v)
-        keep_view = kokkos.from_dlpack(np.arange(10.0))
-        keep_view2 = kokkos.from_dlpack(keep_array)
-        print("ok")
-        """
-    )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
-    assert r.returncode == 0, r.stderr
+    r = succeeded(run_scenario("dlpack_exit", "alive_at_exit"))
     assert r.stdout.strip() == "ok"
     assert "Error" not in r.stderr and "Traceback" not in r.stderr
 
 
 def test_numpy_array_survives_finalize_in_subprocess():
-    code = textwrap.dedent(
-        """
-        import numpy as np, kokkos
-        v = kokkos.View((50,), kokkos.int64)
-        kokkos.deep_copy(v, np.arange(50))
-        a = np.from_dlpack(v)
-        kokkos.finalize()
-        assert v.released
-        # the exported memory was left allocated for its consumer
-        assert a.sum() == 49 * 50 // 2, a.sum()
-        a[:] = 1
-        assert a.sum() == 50
-        try:
-            v.__dlpack__()
-        except RuntimeError as e:
-            assert "released" in str(e)
-        else:
-            raise AssertionError("export of a released View")
-        print("ok")
-        """
-    )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
-    assert r.returncode == 0, r.stderr
+    r = succeeded(run_scenario("dlpack_exit", "numpy_array_survives_finalize"))
     assert r.stdout.strip() == "ok"
 
 
@@ -691,6 +667,7 @@ def test_dlpack_export_argument_errors():
 
 # ---- PyTorch (CPU) ----------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def torch():
     return pytest.importorskip("torch")
@@ -727,7 +704,11 @@ def test_view_from_torch(torch, dt):
 
 def test_view_from_torch_strided_and_transposed(torch):
     base = torch.arange(48, dtype=torch.float64).reshape(6, 8)
-    for t, layout in ((base.T, kokkos.LayoutLeft), (base[::2, 1::3], kokkos.LayoutStride), (base[1:], kokkos.LayoutRight)):
+    for t, layout in (
+        (base.T, kokkos.LayoutLeft),
+        (base[::2, 1::3], kokkos.LayoutStride),
+        (base[1:], kokkos.LayoutRight),
+    ):
         v = kokkos.from_dlpack(t)
         assert v.layout == layout
         assert tuple(s // 8 for s in v.strides) == t.stride()
@@ -792,12 +773,26 @@ class ExchangeAPI(ctypes.Structure):
         ("header", ExchangeHeader),
         (
             "managed_tensor_allocator",
-            ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.POINTER(DLTensor), ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, SET_ERROR),
+            ctypes.PYFUNCTYPE(
+                ctypes.c_int, ctypes.POINTER(DLTensor), ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, SET_ERROR
+            ),
         ),
-        ("managed_tensor_from_py_object_no_sync", ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(ctypes.c_void_p))),
-        ("managed_tensor_to_py_object_no_sync", ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.py_object))),
-        ("dltensor_from_py_object_no_sync", ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(DLTensor))),
-        ("current_work_stream", ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p))),
+        (
+            "managed_tensor_from_py_object_no_sync",
+            ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(ctypes.c_void_p)),
+        ),
+        (
+            "managed_tensor_to_py_object_no_sync",
+            ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.py_object)),
+        ),
+        (
+            "dltensor_from_py_object_no_sync",
+            ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(DLTensor)),
+        ),
+        (
+            "current_work_stream",
+            ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p)),
+        ),
     ]
 
 
@@ -845,7 +840,9 @@ def test_exchange_api_to_py_object_and_allocator(api):
     errors = []
     set_error = SET_ERROR(lambda ctx, kind, msg: errors.append((kind.decode(), msg.decode())))
     shape = (ctypes.c_int64 * 2)(3, 4)
-    proto = DLTensor(None, DLDevice(1, 0), 2, DLDataType(2, 32, 1), ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), None, 0)
+    proto = DLTensor(
+        None, DLDevice(1, 0), 2, DLDataType(2, 32, 1), ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), None, 0
+    )
     out = ctypes.c_void_p()
     assert api.managed_tensor_allocator(ctypes.byref(proto), ctypes.byref(out), None, set_error) == 0
     assert not errors
@@ -857,7 +854,9 @@ def test_exchange_api_to_py_object_and_allocator(api):
     v[2, 3] = 1.5
     assert np.asarray(v)[2, 3] == 1.5
     # bad prototypes report through set_error, return -1
-    bad = DLTensor(None, DLDevice(1, 0), 2, DLDataType(4, 16, 1), ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), None, 0)
+    bad = DLTensor(
+        None, DLDevice(1, 0), 2, DLDataType(4, 16, 1), ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)), None, 0
+    )
     assert api.managed_tensor_allocator(ctypes.byref(bad), ctypes.byref(out), None, set_error) == -1
     assert errors and errors[0][0] == "BufferError" and "bfloat16" in errors[0][1]
 

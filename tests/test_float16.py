@@ -16,9 +16,9 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import LAYOUTS, shape_of
 
 import kokkos
+from support import LAYOUTS, shape_of
 
 F16 = np.float16
 
@@ -43,8 +43,22 @@ def numpy_half(values):
 
 @pytest.mark.parametrize(
     "name",
-    [kokkos.float16, kokkos.half, kokkos.dtype.float16, 13, F16, np.dtype(F16), np.dtype("<f2"),
-     "float16", "half", "f2", "<f2", "=f2", "e", np.zeros(1, F16)],
+    [
+        kokkos.float16,
+        kokkos.half,
+        kokkos.dtype.float16,
+        13,
+        F16,
+        np.dtype(F16),
+        np.dtype("<f2"),
+        "float16",
+        "half",
+        "f2",
+        "<f2",
+        "=f2",
+        "e",
+        np.zeros(1, F16),
+    ],
     ids=repr,
 )
 def test_created_by_every_accepted_name(name):
@@ -169,8 +183,20 @@ def test_overflow_gives_infinity_as_numpy(value, expected):
 
 def test_subnormals_zeros_and_nan():
     tiny = 2.0**-24  # the smallest subnormal
-    cases = [tiny, tiny / 2, tiny * 0.5000001, tiny * 1.5, tiny * 2.5, 2.0**-14, 2.0**-14 - tiny,
-             1e-9, -1e-9, 0.0, -0.0, -tiny / 2]
+    cases = [
+        tiny,
+        tiny / 2,
+        tiny * 0.5000001,
+        tiny * 1.5,
+        tiny * 2.5,
+        2.0**-14,
+        2.0**-14 - tiny,
+        1e-9,
+        -1e-9,
+        0.0,
+        -0.0,
+        -tiny / 2,
+    ]
     v = kokkos.View((len(cases),), kokkos.float16)
     for i, x in enumerate(cases):
         v[i] = x
@@ -484,7 +510,7 @@ def test_view_from_bytes_checks_size():
 def test_cuda_array_interface_refuses_host_views():
     v = kokkos.View((2,), kokkos.float16)
     with pytest.raises(AttributeError, match="__cuda_array_interface__"):
-        v.__cuda_array_interface__
+        v.__cuda_array_interface__  # noqa: B018  (the attribute access raises)
 
 
 # ---- C++: half_t and _Float16 through kokkos_python.hpp ----------------------------------------------

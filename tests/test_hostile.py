@@ -6,8 +6,9 @@ raises, lies or changes things under the reader, buffers released while a
 View wraps them, DLPack capsules reused or malformed, Kokkos Tools callbacks
 that finalize Kokkos from inside the operation that called them. Anything
 that finalizes Kokkos runs in a subprocess (Kokkos initializes once per
-process). Under scripts/sanitize.sh these run with ASan and UBSan, and the
-last tests prove that the sanitizers are really watching.
+process): tests/scenarios/hostile_reentry.py. Under scripts/sanitize.sh
+these run with ASan and UBSan, and the last tests prove that the sanitizers
+are really watching.
 """
 
 import array
@@ -22,7 +23,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from conftest import run_python
+from support import load_scenario, run_python, run_scenario, succeeded
 
 # ---- shapes ---------------------------------------------------------------------------------
 
@@ -137,7 +138,7 @@ def test_rank_beyond_eight():
 HUGE_SLICES = [
     np.s_[:: 2**62],
     np.s_[:: -(2**62)],
-    np.s_[5:5 : 2**62],
+    np.s_[5 : 5 : 2**62],
     np.s_[2**62 :],
     np.s_[-(2**62) :],
     np.s_[: 2**63 - 1 : 2**63 - 1],
@@ -176,7 +177,7 @@ def test_index_whose_index_raises_propagates_its_error():
     with pytest.raises(ZeroDivisionError, match="no index today"):
         v[RaisingIndex()]
     with pytest.raises(ZeroDivisionError, match="no index today"):
-        v[1:RaisingIndex()]
+        v[1 : RaisingIndex()]
 
 
 @pytest.mark.parametrize("value", ["1", b"1", object(), [1.0], None], ids=repr)
@@ -458,144 +459,34 @@ def test_double_release_of_a_view_buffer():
 
 
 # ---- re-entrancy: Python code that finalizes Kokkos in the middle of an operation ------------
+# (the cases are in tests/scenarios/hostile_reentry.py)
+
+REENTRY = load_scenario("hostile_reentry")
 
 
-def _ok(code, **kw):
-    r = run_python(code, **kw)
-    assert r.returncode == 0, f"rc={r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}"
-    assert "done" in r.stdout, r.stdout + r.stderr
-    return r
+def _ok(case, *args):
+    return succeeded(run_scenario("hostile_reentry", case, *args), "done")
 
 
 def test_index_that_finalizes_during_element_store():
     """The value's __index__ finalizes Kokkos after the View was checked:
     the store is refused (it used to write into freed memory)."""
-    _ok(
-        """
-        import kokkos
-        kokkos.initialize()
-        v = kokkos.View((4,), kokkos.int64, label="target")
-        class Finalizing:
-            def __index__(self):
-                kokkos.finalize()
-                return 7
-        for key in (1, (1,), slice(None)):
-            try:
-                v[key] = Finalizing()
-            except RuntimeError as e:
-                assert "'target'" in str(e) and "released" in str(e), e
-            else:
-                raise SystemExit("the store into released memory went through")
-            if kokkos.is_finalized():
-                break
-        print("done")
-        """
-    )
+    _ok("index_finalizes_during_store")
 
 
 def test_index_that_finalizes_during_element_read():
-    _ok(
-        """
-        import kokkos
-        kokkos.initialize()
-        v = kokkos.View((4, 4), label="grid")
-        class Finalizing:
-            def __index__(self):
-                kokkos.finalize()
-                return 1
-        try:
-            v[Finalizing(), 2]
-        except RuntimeError as e:
-            assert "'grid'" in str(e), e
-        else:
-            raise SystemExit("read from released memory")
-        try:
-            v[Finalizing()]
-        except RuntimeError as e:
-            assert "'grid'" in str(e), e
-        else:
-            raise SystemExit("read from released memory")
-        print("done")
-        """
-    )
+    _ok("index_finalizes_during_read")
 
 
 def test_bool_that_finalizes_during_fill():
-    _ok(
-        """
-        import kokkos
-        kokkos.initialize()
-        v = kokkos.View((100,), kokkos.bool, label="mask")
-        class Truthy(int):
-            def __bool__(self):
-                kokkos.finalize()
-                return True
-        try:
-            kokkos.deep_copy(v, Truthy(1))
-        except RuntimeError as e:
-            assert "'mask'" in str(e), e
-        else:
-            raise SystemExit("filled released memory")
-        print("done")
-        """
-    )
+    _ok("bool_finalizes_during_fill")
 
 
 def test_array_interface_that_finalizes_during_deep_copy():
-    _ok(
-        """
-        import numpy as np, kokkos
-        kokkos.initialize()
-        v = kokkos.View((1000,), label="dst")
-        src = np.arange(1000.0)
-        class Finalizing:
-            @property
-            def __array_interface__(self):
-                kokkos.finalize()
-                return src.__array_interface__
-        try:
-            kokkos.deep_copy(v, Finalizing())
-        except RuntimeError as e:
-            assert "'dst'" in str(e), e
-        else:
-            raise SystemExit("copied into released memory")
-        print("done")
-        """
-    )
+    _ok("array_interface_finalizes_during_deep_copy")
 
 
 # ---- re-entrancy: Kokkos Tools callbacks that finalize Kokkos ------------------------------
-
-_FINALIZE_IN_CALLBACK = """
-import sys, kokkos, kokkos.tools as kt
-kokkos.initialize()
-reported = []
-sys.unraisablehook = lambda u: reported.append(u.exc_value)
-event = {event!r}
-def finalize_now(*args):
-    kokkos.finalize()
-getattr(kt, "set_" + event + "_callback")(finalize_now)
-v = kokkos.View((64,), label="alpha")
-w = kokkos.View((64,), label="beta")
-{action}
-getattr(kt, "set_" + event + "_callback")(None)
-# the operation completed with Kokkos alive, and the refusal was reported
-assert not kokkos.is_finalized(), "Kokkos finalized inside its own operation"
-assert reported and all(isinstance(e, RuntimeError) for e in reported), reported
-assert "inside a Kokkos operation" in str(reported[0]), reported[0]
-kokkos.deep_copy(w, 2.0)
-assert float(w[63]) == 2.0
-kokkos.finalize()
-assert w.released
-print("done")
-"""
-
-CALLBACK_CASES = {
-    "allocate_data": "x = kokkos.View((8,), label='gamma'); x[0] = 1.0",
-    "deallocate_data": "del v",
-    "begin_deep_copy": "kokkos.deep_copy(v, w)",
-    "end_deep_copy": "kokkos.deep_copy(v, w)",
-}
 
 
 def _tools_has(event):
@@ -604,34 +495,17 @@ def _tools_has(event):
     return hasattr(kt, f"set_{event}_callback")
 
 
-@pytest.mark.parametrize("event,action", sorted(CALLBACK_CASES.items()))
-def test_tools_callback_that_finalizes_is_refused(event, action):
+@pytest.mark.parametrize("event", sorted(REENTRY.CALLBACK_ACTIONS))
+def test_tools_callback_that_finalizes_is_refused(event):
     if not _tools_has(event):
         pytest.skip(f"no set_{event}_callback in this Kokkos")
-    _ok(_FINALIZE_IN_CALLBACK.format(event=event, action=action))
+    _ok("callback_finalizes", event)
 
 
 def test_fence_callback_that_finalizes_is_refused():
     if not _tools_has("begin_fence"):
         pytest.skip("no fence callbacks in this Kokkos")
-    r = _ok(
-        """
-        import sys, kokkos, kokkos.tools as kt
-        kokkos.initialize()
-        reported = []
-        sys.unraisablehook = lambda u: reported.append(u.exc_value)
-        kt.set_begin_fence_callback(lambda *a: kokkos.finalize())
-        v = kokkos.View((8,), label="alpha")
-        kokkos.fence()
-        kt.set_begin_fence_callback(None)
-        assert not kokkos.is_finalized()
-        # Kokkos 3.x does not report global fences to tools; 4.x does
-        print("reported", len(reported), [type(e).__name__ for e in reported])
-        assert all(isinstance(e, RuntimeError) for e in reported)
-        v[0] = 1.0
-        print("done")
-        """
-    )
+    r = _ok("fence_callback_finalizes")
     if kokkos.kokkos_version() >= (4, 0, 0):
         assert "reported 0" not in r.stdout
 
@@ -641,22 +515,7 @@ def test_finalize_from_a_deallocation_during_finalize():
     again: the inner one is refused, the outer one completes."""
     if not _tools_has("deallocate_data"):
         pytest.skip("no deallocate callback")
-    _ok(
-        """
-        import sys, kokkos, kokkos.tools as kt
-        kokkos.initialize()
-        reported = []
-        sys.unraisablehook = lambda u: reported.append(u.exc_value)
-        kt.set_deallocate_data_callback(lambda *a: kokkos.finalize())
-        views = [kokkos.View((16,), label=f"v{i}") for i in range(5)]
-        kokkos.finalize()
-        assert kokkos.is_finalized()
-        assert all(v.released for v in views)
-        # one refusal per View freed (Kokkos 4 frees allocations of its own too)
-        assert len(reported) >= 5 and all(isinstance(e, RuntimeError) for e in reported), reported
-        print("done")
-        """
-    )
+    _ok("finalize_from_deallocation_during_finalize")
 
 
 def test_callback_that_recurses_into_the_same_operation():
@@ -665,49 +524,13 @@ def test_callback_that_recurses_into_the_same_operation():
     hook still has stack to run), and the outer copy is right."""
     if not _tools_has("begin_deep_copy"):
         pytest.skip("no deep copy callback")
-    _ok(
-        """
-        import sys, kokkos, kokkos.tools as kt
-        sys.setrecursionlimit(200)
-        kokkos.initialize()
-        sys.unraisablehook = lambda u: None
-        a = kokkos.View((32,), label="a"); b = kokkos.View((32,), label="b")
-        kokkos.deep_copy(b, 3.0)
-        calls = [0]
-        def again(*args):
-            calls[0] += 1
-            kokkos.deep_copy(a, b)
-        kt.set_begin_deep_copy_callback(again)
-        kokkos.deep_copy(a, b)
-        kt.set_begin_deep_copy_callback(None)
-        assert calls[0] > 10, calls
-        assert float(a[31]) == 3.0
-        print("done")
-        """
-    )
+    _ok("callback_recurses")
 
 
 def test_callback_exceptions_never_reach_kokkos():
     if not _tools_has("allocate_data"):
         pytest.skip("no allocate callback")
-    _ok(
-        """
-        import sys, kokkos, kokkos.tools as kt
-        kokkos.initialize()
-        reported = []
-        sys.unraisablehook = lambda u: reported.append(u.exc_value)
-        def bad(*a):
-            raise MemoryError("from a callback")
-        kt.set_allocate_data_callback(bad)
-        kt.set_deallocate_data_callback(bad)
-        v = kokkos.View((10,), label="x")
-        del v
-        kt.set_allocate_data_callback(None)
-        kt.set_deallocate_data_callback(None)
-        assert len(reported) == 2, reported
-        print("done")
-        """
-    )
+    _ok("callback_exceptions_are_reported")
 
 
 # ---- DLPack capsules reused or malformed ----------------------------------------------------

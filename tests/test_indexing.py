@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from conftest import DTYPES, LAYOUTS, NP_DTYPES, sample, shape_of
+from support import DTYPES, LAYOUTS, NP_DTYPES, sample, shape_of
 
 
 def filled(dt, shape, layout=kokkos.LayoutRight):

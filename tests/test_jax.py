@@ -23,8 +23,9 @@ def _jax_on_the_cpu():
         yield
 
 
-@pytest.mark.parametrize("dt", [kokkos.float32, kokkos.float64, kokkos.int32, kokkos.float16, kokkos.complex64],
-                         ids=str)
+@pytest.mark.parametrize(
+    "dt", [kokkos.float32, kokkos.float64, kokkos.int32, kokkos.float16, kokkos.complex64], ids=str
+)
 @pytest.mark.parametrize("layout", [kokkos.LayoutRight, kokkos.LayoutLeft], ids=str)
 def test_view_to_jax_shares_memory(dt, layout):
     v = kokkos.array([3, 4], dtype=dt, layout=layout)

@@ -143,9 +143,7 @@ def check_allreduce(comm, MPI, dtype):
     out = new_view(dtype, shape, kokkos.LayoutRight, "sum")
     comm.Allreduce(mine, out, op=op)
     everyone = [values(dtype, shape, r) for r in range(comm.size)]
-    want = (
-        np.logical_or.reduce(everyone) if dtype == "bool" else np.sum(everyone, axis=0, dtype=dtype)
-    )
+    want = np.logical_or.reduce(everyone) if dtype == "bool" else np.sum(everyone, axis=0, dtype=dtype)
     np.testing.assert_array_equal(np.asarray(out), want)
     # In place, on a LayoutLeft View.
     inplace = new_view(dtype, shape, kokkos.LayoutLeft, "inplace", values(dtype, shape, comm.rank))
@@ -267,9 +265,7 @@ def check_lowercase(comm, MPI):
     from mpi4py.util import pkl5
 
     pcomm = pkl5.Intracomm(comm)
-    big = new_view(
-        kokkos.float64, (300, 500), label="big", fill=values("float64", (300, 500), comm.rank)
-    )
+    big = new_view(kokkos.float64, (300, 500), label="big", fill=values("float64", (300, 500), comm.rank))
     if comm.rank % 2 == 0:
         pcomm.send(big, dest=dest, tag=5)
         got = pcomm.recv(source=source, tag=5)
@@ -320,9 +316,7 @@ def check_errors(comm, MPI):
     text = _raises(lambda: comm.Send(strided, dest=dest), BufferError, "not contiguous")
     assert "View 'grid' cannot export this buffer: it is not contiguous" in text, text
     _raises(lambda: comm.Recv(v[::2, :], source=source), BufferError, "not contiguous")
-    _raises(
-        lambda: comm.Allreduce(MPI.IN_PLACE, strided, op=MPI.SUM), BufferError, "not contiguous"
-    )
+    _raises(lambda: comm.Allreduce(MPI.IN_PLACE, strided, op=MPI.SUM), BufferError, "not contiguous")
     # Receiving into a read-only View.
     ro = kokkos.array(bytes(32), dtype=kokkos.uint8)
     assert ro.readonly
@@ -339,13 +333,8 @@ def mpi_is_cuda_aware():
     ompi_info = shutil.which("ompi_info")
     if ompi_info is None:
         return False
-    out = subprocess.run(
-        [ompi_info, "--parsable", "--all"], check=False, capture_output=True, text=True
-    ).stdout
-    return (
-        ":opal_built_with_cuda_support:value:true" in out
-        or ":mpi_built_with_cuda_support:value:true" in out
-    )
+    out = subprocess.run([ompi_info, "--parsable", "--all"], check=False, capture_output=True, text=True).stdout
+    return ":opal_built_with_cuda_support:value:true" in out or ":mpi_built_with_cuda_support:value:true" in out
 
 
 def check_device_views(comm, MPI):
@@ -439,9 +428,7 @@ def results_for(nprocs, tmp_path_factory):
         out = tmp_path_factory.mktemp(f"mpi{nprocs}") / "results.json"
         proc = mpirun(nprocs, [os.path.abspath(__file__), "--worker", str(out)])
         if proc.returncode != 0 or not out.exists():
-            _results[nprocs] = (
-                f"mpirun -n {nprocs} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-            )
+            _results[nprocs] = f"mpirun -n {nprocs} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
         else:
             _results[nprocs] = json.loads(out.read_text())
     return _results[nprocs]
@@ -465,9 +452,7 @@ def test_mpi(check, nprocs, tmp_path_factory):
 
 @needs_mpi
 def test_heat_example_four_ranks():
-    proc = mpirun(
-        4, [os.path.join(ROOT, "examples", "heat_mpi.py"), "--points", "203", "--steps", "3000"]
-    )
+    proc = mpirun(4, [os.path.join(ROOT, "examples", "heat_mpi.py"), "--points", "203", "--steps", "3000"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "4 rank(s), 203 points, 3000 steps" in proc.stdout
     assert "max |MPI - serial NumPy| = 0" in proc.stdout and ": OK" in proc.stdout, proc.stdout

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from conftest import DTYPES, LAYOUTS, NP_DTYPES, sample, shape_of
+from support import DTYPES, LAYOUTS, NP_DTYPES, sample, shape_of
 
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=str)
@@ -265,7 +265,6 @@ def test_nested_lists_are_not_a_shape(data):
     # a list is a shape (pykokkos-base); nested lists get a pointer to the data route
     with pytest.raises(TypeError, match=r"is the View's shape .* kokkos.array\(numpy.array\(data\)\)"):
         kokkos.array(data)
-
 
 
 def test_nested_lists_through_numpy():

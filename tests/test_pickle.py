@@ -10,10 +10,10 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import DTYPES, HAS_CUDA, LAYOUTS, NP_DTYPES, cuda, run_python, sample, shape_of
 
 import kokkos
 import kokkos.pickling
+from support import DTYPES, HAS_CUDA, LAYOUTS, NP_DTYPES, cuda, run_scenario, sample, shape_of, succeeded
 
 MODES = [
     "protocol0",
@@ -86,9 +86,7 @@ def test_round_trip_every_dtype_rank_layout(dt, rank, layout, mode):
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("layout", LAYOUTS, ids=lambda x: x.name)
 @pytest.mark.parametrize("rank", range(8))
-@pytest.mark.parametrize(
-    "dt", [kokkos.float64, kokkos.complex64, kokkos.int16, kokkos.bool], ids=lambda d: d.name
-)
+@pytest.mark.parametrize("dt", [kokkos.float64, kokkos.complex64, kokkos.int16, kokkos.bool], ids=lambda d: d.name)
 def test_round_trip_dyn_rank_view(dt, rank, layout, mode):
     v = filled(shape_of(rank, base=1), dt, layout, label="dyn", dynamic=True)
     w = round_trip(v, mode)
@@ -227,9 +225,7 @@ def test_misaligned_buffer_is_copied_to_aligned_memory():
 def test_copy_and_deepcopy_give_managed_copies():
     v = filled((3, 4), kokkos.float64, kokkos.LayoutLeft, label="orig", trait=kokkos.RandomAccess)
     for w in (copy.copy(v), copy.deepcopy(v)):
-        assert (
-            w.trait == kokkos.RandomAccess and w.layout == kokkos.LayoutLeft and w.label == "orig"
-        )
+        assert w.trait == kokkos.RandomAccess and w.layout == kokkos.LayoutLeft and w.label == "orig"
         assert not shares_memory(v, w)
         np.testing.assert_array_equal(np.asarray(w), np.asarray(v))
 
@@ -310,25 +306,9 @@ def test_device_views_go_through_a_host_copy(layout, mode):
 
 
 def test_released_view_cannot_be_pickled():
-    proc = run_python(
-        """
-        import pickle, kokkos
-        v = kokkos.View((4,), kokkos.float64, label="gone")
-        kokkos.finalize()
-        for protocol in (4, 5):
-            try:
-                pickle.dumps(v, protocol=protocol)
-            except RuntimeError as e:
-                print("RuntimeError:", e)
-        """
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert (
-        proc.stdout.count(
-            "RuntimeError: cannot pickle View 'gone': it was released when Kokkos was finalized"
-        )
-        == 2
-    )
+    proc = run_scenario("released_views", "pickling")
+    succeeded(proc)
+    assert proc.stdout.count("RuntimeError: cannot pickle View 'gone': it was released when Kokkos was finalized") == 2
 
 
 def test_other_pickle_form_is_refused():

@@ -94,12 +94,12 @@ def arrays(draw, shape=None, dtype=None, small=False):
     # A base big enough to cut `shape` out of with steps.
     steps = [draw(st.sampled_from([1, 1, 2, -1, -2])) for _ in shape]
     offsets = [draw(st.integers(0, 1)) for _ in shape]
-    base_shape = tuple(max(0, n * abs(s) + o) for n, s, o in zip(shape, steps, offsets))
+    base_shape = tuple(max(0, n * abs(s) + o) for n, s, o in zip(shape, steps, offsets, strict=True))
     assume(_size(base_shape) <= 8 * MAX_SIZE)
     base = draw(hnp.arrays(dt, base_shape, elements=_elements(dt, small)))
     if draw(st.booleans()):
         base = np.array(base, order="F")  # (asfortranarray would make 0-d arrays 1-d)
-    index = tuple(_cut(n, s, o, b) for n, s, o, b in zip(shape, steps, offsets, base_shape))
+    index = tuple(_cut(n, s, o, b) for n, s, o, b in zip(shape, steps, offsets, base_shape, strict=True))
     arr = base[index] if index else base
     assert arr.shape == shape, (arr.shape, shape)
     return arr
@@ -392,7 +392,7 @@ def test_iteration_and_len_match_numpy(arr, layout):
     assert len(v) == len(arr)
     items = list(v)
     assert len(items) == len(arr)
-    for got, ref in zip(items, arr):
+    for got, ref in zip(items, arr, strict=True):
         if isinstance(ref, np.ndarray):
             np.testing.assert_array_equal(np.asarray(got), ref)
         else:

@@ -1,19 +1,22 @@
 """The Kokkos runtime from Python: initialize / finalize in every order,
 Views alive at finalize (ours or the C++ side's), auto-initialize and
 finalize at exit. Each scenario runs in its own interpreter, since Kokkos
-initializes once per process."""
+initializes once per process: short ones inline, the others in
+tests/scenarios/runtime_lifecycle.py."""
 
 import numpy as np
 import pytest
 
 import kokkos
-from conftest import run_python
+from support import failed, run_python, run_scenario, succeeded
 
 
-def ok(code, **kw):
-    r = run_python(code, **kw)
-    assert r.returncode == 0, f"exit {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}"
-    return r
+def ok(code):
+    return succeeded(run_python(code))
+
+
+def scenario(case):
+    return succeeded(run_scenario("runtime_lifecycle", case))
 
 
 def test_in_process_state():
@@ -50,45 +53,11 @@ def test_initialize_argument_errors():
 
 
 def test_initialize_keyword_errors_in_fresh_process():
-    ok(
-        """
-        import kokkos
-        for kw, exc in [(dict(num_threads=-1), ValueError), (dict(num_threads="2"), TypeError),
-                        (dict(tools_args=5), TypeError), (dict(device_id=-3), ValueError)]:
-            try:
-                kokkos.initialize(**kw)
-            except exc as e:
-                print("ok", e)
-            else:
-                raise SystemExit(f"{kw} accepted")
-        assert not kokkos.is_initialized()
-        """
-    )
+    scenario("initialize_keyword_errors")
 
 
 def test_initialize_finalize_cycle():
-    r = ok(
-        """
-        import kokkos
-        assert not kokkos.is_initialized() and not kokkos.is_finalized()
-        assert kokkos.initialize(num_threads=1, disable_warnings=True) is True
-        assert kokkos.initialize() is False
-        assert kokkos.is_initialized()
-        kokkos.finalize()
-        assert kokkos.is_finalized() and not kokkos.is_initialized()
-        kokkos.finalize()  # a second finalize is harmless
-        try:
-            kokkos.initialize()
-        except RuntimeError as e:
-            assert "finalized" in str(e)
-            print("reinit refused")
-        try:
-            kokkos.View((2,))
-        except RuntimeError as e:
-            assert "finalized" in str(e)
-            print("alloc refused")
-        """
-    )
+    r = scenario("initialize_finalize_cycle")
     assert "reinit refused" in r.stdout and "alloc refused" in r.stdout
 
 
@@ -109,44 +78,7 @@ def test_view_creation_initializes_kokkos():
 
 
 def test_live_views_at_finalize():
-    r = ok(
-        """
-        import numpy as np, kokkos
-        kokkos.initialize()
-        v = kokkos.array("field", [100])
-        sub = v[10:20]
-        m = v.create_mirror_view()
-        a = np.asarray(v)
-        v[5] = 3.0
-        w = kokkos.array("other", [4])
-        kokkos.finalize()
-        for view in (w, sub, m):
-            assert view.released
-            try:
-                view[0]
-            except RuntimeError as e:
-                assert "'field'" in str(e) or "'other'" in str(e), e
-            else:
-                raise SystemExit("use after finalize did not raise")
-        try:
-            kokkos.deep_copy(w, 1.0)
-        except RuntimeError as e:
-            assert "'other'" in str(e)
-        else:
-            raise SystemExit("deep_copy into a released View did not raise")
-        try:
-            np.asarray(w)
-        except RuntimeError as e:
-            assert "released" in str(e)
-        else:
-            raise SystemExit("exporting a released View did not raise")
-        assert "released" in repr(w)
-        # memory exported to NumPy before finalize stays valid
-        assert a[5] == 3.0
-        del v, sub, m, w, a
-        print("done")
-        """
-    )
+    r = scenario("live_views_at_finalize")
     assert "done" in r.stdout
 
 
@@ -166,23 +98,7 @@ def test_finalize_at_exit_with_live_views():
 def test_cxx_side_finalize_releases_python_views():
     # The application's C++ code finalizes Kokkos directly (not through the
     # package): Kokkos' finalize hook must release the Python Views first.
-    r = ok(
-        """
-        import ctypes, kokkos
-        kokkos.initialize()
-        v = kokkos.array("from_python", [1000])
-        lib = next(l.split()[-1] for l in open("/proc/self/maps") if "kokkoscore" in l)
-        core = ctypes.CDLL(lib)
-        getattr(core, "_ZN6Kokkos8finalizeEv")()
-        assert kokkos.is_finalized()
-        assert v.released
-        try:
-            v[0]
-        except RuntimeError as e:
-            assert "from_python" in str(e)
-            print("released by the C++ finalize")
-        """
-    )
+    r = scenario("cxx_side_finalize_releases_python_views")
     assert "released by the C++ finalize" in r.stdout
 
 
@@ -207,7 +123,7 @@ def test_array_after_finalize_in_process_is_refused_cleanly():
         v.create_mirror()
         """
     )
-    assert r.returncode == 1 and "RuntimeError" in r.stderr and "released" in r.stderr
+    failed(r, "RuntimeError", "released", returncode=1)
 
 
 def test_numpy_outlives_everything():

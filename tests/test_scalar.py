@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from conftest import DTYPES, NP_DTYPES
+from support import DTYPES, NP_DTYPES, run_scenario, succeeded
 
 
 def one(dt, value, shape=()):
@@ -52,11 +52,14 @@ def test_rank0_integer_view_is_an_index(dt):
     assert operator.index(big) == 2**64 - 1
 
 
-@pytest.mark.parametrize("make", [
-    lambda: one(kokkos.float64, 1.0),                 # not an integer dtype
-    lambda: one(kokkos.bool, True),                   # bool is not an index, as in NumPy
-    lambda: one(kokkos.int32, 1, (1,)),               # not rank 0
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: one(kokkos.float64, 1.0),  # not an integer dtype
+        lambda: one(kokkos.bool, True),  # bool is not an index, as in NumPy
+        lambda: one(kokkos.int32, 1, (1,)),  # not rank 0
+    ],
+)
 def test_what_is_not_an_index(make):
     with pytest.raises(TypeError, match="cannot be used as an index: only a rank-0 View of an integer dtype"):
         operator.index(make())
@@ -98,29 +101,13 @@ def test_element_assignment_takes_one_element_views():
 
 
 def test_released_view_raises():
-    import subprocess
-    import sys
-    import textwrap
-    code = textwrap.dedent("""
-        import kokkos, numpy as np
-        kokkos.initialize()
-        v = kokkos.array([], dtype=kokkos.float64)
-        kokkos.finalize()
-        for f in (float, int, complex, bool):
-            try:
-                f(v)
-            except RuntimeError as e:
-                assert "finalize" in str(e), e
-            else:
-                raise SystemExit(f"{f.__name__} did not raise")
-        print("ok")
-    """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    r = succeeded(run_scenario("released_views", "scalar_conversions"))
+    assert r.stdout.strip() == "ok", r.stdout
 
 
 def test_refcounts_flat():
     import sys
+
     v = one(kokkos.float64, 4.0)
     before = sys.getrefcount(v)
     for _ in range(1000):

@@ -10,9 +10,9 @@ from multiprocessing import shared_memory
 
 import numpy as np
 import pytest
-from conftest import DTYPES, NP_DTYPES, run_python, sample
 
 import kokkos
+from support import DTYPES, NP_DTYPES, run_scenario, sample, succeeded
 
 # memoryview.cast has no complex formats and no 'e' (half)
 CASTABLE = [d for d in DTYPES if NP_DTYPES[d].kind != "c" and d != kokkos.float16]
@@ -44,9 +44,7 @@ def test_asarray_and_array_wrap_the_segment_without_copying(shm):
 def test_typed_view_through_memoryview_cast(shm, dt):
     np_dt = NP_DTYPES[dt]
     shape = (4, 8)
-    typed = shm.buf[: 32 * np_dt.itemsize].cast(
-        memoryview(np.zeros(1, np_dt)).format.lstrip("<=@"), shape
-    )
+    typed = shm.buf[: 32 * np_dt.itemsize].cast(memoryview(np.zeros(1, np_dt)).format.lstrip("<=@"), shape)
     view = kokkos.array(typed, label="shm")
     assert view.dtype == dt and view.shape == shape and view.label == "shm"
     values = sample(np_dt, shape)
@@ -149,34 +147,10 @@ def test_pickle_out_of_band_into_shared_memory(shm):
     del w
 
 
-CHILD = """
-import sys
-import numpy as np
-from multiprocessing import shared_memory, resource_tracker
-import kokkos
-# the parent owns the segment: this process must not unlink it at exit
-if sys.version_info >= (3, 13):
-    seg = shared_memory.SharedMemory(name={name!r}, track=False)
-else:
-    seg = shared_memory.SharedMemory(name={name!r})
-    resource_tracker.unregister(seg._name, "shared_memory")
-view = kokkos.array(seg.buf[: 256 * 8].cast("d", (16, 16)), label="child")
-np.asarray(view)[:] += np.arange(256.0).reshape(16, 16)
-try:
-    seg.close()
-except BufferError as e:
-    print("BufferError:", e)
-del view
-seg.close()
-print("child done")
-"""
-
-
 def test_views_of_one_segment_in_two_processes(shm):
     parent = kokkos.array(shm.buf[: 256 * 8].cast("d", (16, 16)), label="parent")
     np.asarray(parent)[:] = 1.0
-    proc = run_python(CHILD.format(name=shm.name))
-    assert proc.returncode == 0, proc.stderr
+    proc = succeeded(run_scenario("shared_memory_child", "add_through_a_view", shm.name))
     assert "BufferError: cannot close exported pointers exist" in proc.stdout
     assert "child done" in proc.stdout
     np.testing.assert_array_equal(np.asarray(parent), 1.0 + np.arange(256.0).reshape(16, 16))

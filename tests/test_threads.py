@@ -195,7 +195,7 @@ def test_region_callbacks_from_threads_with_gil_released_work():
         def work(i):
             big = kokkos.View((100_000,), label=f"r{i}")
             src = np.full(100_000, float(i))
-            for it in range(50):
+            for _ in range(50):
                 with kt.region(f"thread{i}"):
                     kokkos.deep_copy(big, src)
             assert float(big[99_999]) == float(i)

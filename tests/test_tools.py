@@ -64,6 +64,7 @@ SEED_SETTERS = [
     "provide_tool_programming_interface",
 ]
 
+
 class Recorder:
     """Sets a callback for each named event that appends (event, *args)."""
 
@@ -200,9 +201,7 @@ def test_region_decorator_recursion_nests():
 def test_sections_pass_ids_between_python_and_the_callbacks():
     ids = iter([11, 12])
     events = []
-    kt.set_create_profile_section_callback(
-        lambda name: events.append(("create", name)) or next(ids)
-    )
+    kt.set_create_profile_section_callback(lambda name: events.append(("create", name)) or next(ids))
     kt.set_start_profile_section_callback(lambda i: events.append(("start", i)))
     kt.set_stop_profile_section_callback(lambda i: events.append(("stop", i)))
     kt.set_destroy_profile_section_callback(lambda i: events.append(("destroy", i)))
@@ -532,9 +531,7 @@ def test_make_space_handle_and_types():
     assert kt.SpaceHandle().name == ""
     assert kt.SpaceHandle("x" * 63).name == "x" * 63
     d = kt.DeviceInfo(3)
-    assert (
-        d.deviceID == 3 and d == kt.DeviceInfo(deviceID=3) and repr(d) == "DeviceInfo(deviceID=3)"
-    )
+    assert d.deviceID == 3 and d == kt.DeviceInfo(deviceID=3) and repr(d) == "DeviceInfo(deviceID=3)"
     with pytest.raises(AttributeError):
         d.deviceID = 4
     s = kt.ToolSettings()

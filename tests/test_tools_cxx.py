@@ -9,10 +9,10 @@ import sys
 import threading
 
 import pytest
-import tools_build
 
 import kokkos
 import kokkos.tools as kt
+import tools_build
 
 
 @pytest.fixture(scope="module")
@@ -52,16 +52,14 @@ def record(events, returns=None):
 
 def test_cxx_module_shares_the_kokkos_runtime():
     k = tools_build.kokkos_install()
-    assert k["version"] == int("%d%02d%02d" % kokkos.kokkos_version())
+    assert k["version"] == int("{}{:02d}{:02d}".format(*kokkos.kokkos_version()))
 
 
 def test_cxx_kernels_views_copies_regions_sections_reach_python(cxx):
     ids = iter(range(100, 200))
     log = record(
         kt.EVENTS[4:26],  # every event between init/parse_args/print_help and the tool settings
-        returns=lambda name: (
-            next(ids) if name.startswith("begin_") or name == "create_profile_section" else None
-        ),
+        returns=lambda name: next(ids) if name.startswith("begin_") or name == "create_profile_section" else None,
     )
     assert cxx.kp_test_cxx_events() == 0
     names = [e[0] for e in log]
@@ -240,13 +238,9 @@ def test_removed_callback_is_not_called_from_cxx(cxx):
     assert len(log) == 3
 
 
-@pytest.mark.skipif(
-    kokkos.kokkos_version() < (3, 6, 0), reason="Kokkos < 3.6 reports no fence events"
-)
+@pytest.mark.skipif(kokkos.kokkos_version() < (3, 6, 0), reason="Kokkos < 3.6 reports no fence events")
 def test_kokkos_fence_reports_begin_and_end_fence():
-    log = record(
-        ["begin_fence", "end_fence"], returns=lambda name: 77 if name == "begin_fence" else None
-    )
+    log = record(["begin_fence", "end_fence"], returns=lambda name: 77 if name == "begin_fence" else None)
     kokkos.fence("python fence")
     begins = [e for e in log if e[0] == "begin_fence"]
     assert any(e[1] == "python fence" for e in begins)

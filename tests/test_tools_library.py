@@ -4,15 +4,11 @@ initializes once per process): a real tool library written in C
 kokkos.initialize(tools_libs=...), and Python callbacks for the events that
 only happen at initialize and finalize."""
 
-import os
-import subprocess
-import sys
-import textwrap
-
 import pytest
-import tools_build
 
 import kokkos
+import tools_build
+from support import TOOLS_VARIABLES, run_scenario, succeeded
 
 VERSION = kokkos.kokkos_version()
 # Kokkos 3.7 added KOKKOS_TOOLS_LIBS; older versions read KOKKOS_PROFILE_LIBRARY.
@@ -24,24 +20,11 @@ def tool(tmp_path_factory):
     return tools_build.build_tool_library(tmp_path_factory.mktemp("tool"))
 
 
-def run(code, env=None, timeout=120):
-    full = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY", "KOKKOS_TOOLS_ARGS")
-    }
-    full.update(env or {})
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        env=full,
-        timeout=timeout,
-    )
-    assert proc.returncode == 0, (
-        f"subprocess failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-    )
-    return proc
+def run(case, *args, env=None):
+    """Runs a case of tests/scenarios/tools_lifetime.py in a fresh
+    interpreter that loads no tool library unless env names one; asserts
+    that it succeeded."""
+    return succeeded(run_scenario("tools_lifetime", case, *args, env=env, unset=TOOLS_VARIABLES))
 
 
 def read_log(path):
@@ -76,29 +59,7 @@ def python_events(log):
     return kept
 
 
-PROGRAM = """
-import gc
-import kokkos
-import kokkos.tools as kt
-
-{initialize}
-with kt.region("py_region"):
-    a = kokkos.array("py_a", [100], dtype=kokkos.float64)
-    b = kokkos.array("py_b", [10, 10], dtype=kokkos.float64)
-    kokkos.deep_copy(b, kokkos.array("py_c", [10, 10], dtype=kokkos.float64))
-    gc.collect()
-    del a
-    gc.collect()
-with kt.profile_section("py_section"):
-    kt.mark_event("py_event")
-kt.declare_metadata("py_key", "py_value")
-print("loaded", kt.profile_library_loaded())
-cb = kt.get_callbacks()["push_region"]
-print("native", type(cb).__name__, cb.symbol, cb.library)
-del b
-kokkos.finalize()
-"""
-
+# What tools_lifetime.py's program case makes the tool library log.
 EXPECTED = [
     ("init",),
     ("push_region", "py_region"),
@@ -128,34 +89,21 @@ def check_program_output(proc, tool):
 
 def test_tool_library_from_the_environment_sees_python_events_in_order(tool, tmp_path):
     log = tmp_path / "events.log"
-    proc = run(
-        PROGRAM.format(initialize="kokkos.initialize()"),
-        env={TOOLS_ENV: str(tool), "KP_TEST_TOOL_LOG": str(log)},
-    )
+    proc = run("program", env={TOOLS_ENV: str(tool), "KP_TEST_TOOL_LOG": str(log)})
     check_program_output(proc, tool)
     assert python_events(read_log(log)) == EXPECTED
 
 
 def test_tool_library_from_initialize_tools_libs(tool, tmp_path):
     log = tmp_path / "events.log"
-    proc = run(
-        PROGRAM.format(initialize=f"kokkos.initialize(tools_libs={str(tool)!r})"),
-        env={"KP_TEST_TOOL_LOG": str(log)},
-    )
+    proc = run("program", tool, env={"KP_TEST_TOOL_LOG": str(log)})
     check_program_output(proc, tool)
     assert python_events(read_log(log)) == EXPECTED
 
 
 def test_tools_args_reach_the_library(tool, tmp_path):
     log = tmp_path / "events.log"
-    run(
-        f"""
-        import kokkos
-        kokkos.initialize(tools_libs={str(tool)!r}, tools_args="-o out.txt --verbose")
-        kokkos.finalize()
-        """,
-        env={"KP_TEST_TOOL_LOG": str(log)},
-    )
+    run("tools_args", tool, env={"KP_TEST_TOOL_LOG": str(log)})
     parses = [rec for rec in read_log(log) if rec[0] == "parse_args"]
     # (Kokkos 4.x hands a tool its arguments twice during initialize)
     assert parses and all(p == parses[0] for p in parses)
@@ -168,16 +116,7 @@ def test_first_profiling_call_initializes_kokkos_with_the_library(tool, tmp_path
     """No kokkos.initialize(): the first region initializes Kokkos, so the
     library named in the environment is loaded before it."""
     log = tmp_path / "events.log"
-    run(
-        """
-        import kokkos, kokkos.tools as kt
-        assert not kokkos.is_initialized()
-        kt.push_region("py_first")
-        assert kokkos.is_initialized()
-        kt.pop_region()
-        """,
-        env={TOOLS_ENV: str(tool), "KP_TEST_TOOL_LOG": str(log)},
-    )
+    run("first_profiling_call_initializes", env={TOOLS_ENV: str(tool), "KP_TEST_TOOL_LOG": str(log)})
     kinds = python_events(read_log(log))
     # finalize comes from the package's atexit handler
     assert kinds == [("init",), ("push_region", "py_first"), ("pop_region",), ("finalize",)]
@@ -185,47 +124,15 @@ def test_first_profiling_call_initializes_kokkos_with_the_library(tool, tmp_path
 
 def test_python_callback_replaces_the_library_for_one_event(tool, tmp_path):
     log = tmp_path / "events.log"
-    proc = run(
-        """
-        import kokkos, kokkos.tools as kt
-        kokkos.initialize()
-        seen = []
-        kt.push_region("py_lib_sees_this")
-        kt.set_push_region_callback(seen.append)
-        kt.push_region("py_python_sees_this")
-        kt.set_push_region_callback(None)
-        kt.push_region("py_nobody_sees_this")
-        for _ in range(3):
-            kt.pop_region()
-        cbs = kt.get_callbacks()
-        print(seen, cbs["push_region"], cbs["pop_region"].symbol)
-        kokkos.finalize()
-        """,
-        env={TOOLS_ENV: str(tool), "KP_TEST_TOOL_LOG": str(log)},
-    )
+    proc = run("python_callback_replaces_the_library", env={TOOLS_ENV: str(tool), "KP_TEST_TOOL_LOG": str(log)})
     assert "['py_python_sees_this'] None kokkosp_pop_profile_region" in proc.stdout
     events = python_events(read_log(log))
-    assert events == [("init",), ("push_region", "py_lib_sees_this")] + [("pop_region",)] * 3 + [
-        ("finalize",)
-    ]
+    assert events == [("init",), ("push_region", "py_lib_sees_this")] + [("pop_region",)] * 3 + [("finalize",)]
 
 
 def test_a_library_loaded_at_initialize_replaces_earlier_python_callbacks(tool, tmp_path):
     log = tmp_path / "events.log"
-    proc = run(
-        f"""
-        import kokkos, kokkos.tools as kt
-        seen = []
-        kt.set_profile_event_callback(seen.append)   # the library has kokkosp_profile_event
-        kt.set_dual_view_sync_callback(print)        # the library has no dual-view entry point
-        kokkos.initialize(tools_libs={str(tool)!r})
-        kt.mark_event("py_after_init")
-        cbs = kt.get_callbacks()
-        print(seen, cbs["profile_event"].symbol)
-        kokkos.finalize()
-        """,
-        env={"KP_TEST_TOOL_LOG": str(log)},
-    )
+    proc = run("library_replaces_earlier_python_callbacks", tool, env={"KP_TEST_TOOL_LOG": str(log)})
     assert "[] kokkosp_profile_event" in proc.stdout
     assert ("profile_event", "py_after_init") in python_events(read_log(log))
 
@@ -233,25 +140,12 @@ def test_a_library_loaded_at_initialize_replaces_earlier_python_callbacks(tool, 
 def test_kokkos_profile_library_variable(tool, tmp_path):
     """KOKKOS_PROFILE_LIBRARY: the variable of Kokkos 3 (deprecated but read by Kokkos 4)."""
     log = tmp_path / "events.log"
-    run(
-        """
-        import kokkos, kokkos.tools as kt
-        kokkos.initialize()
-        kt.mark_event("py_old_variable")
-        kokkos.finalize()
-        """,
-        env={"KOKKOS_PROFILE_LIBRARY": str(tool), "KP_TEST_TOOL_LOG": str(log)},
-    )
+    run("mark_event", env={"KOKKOS_PROFILE_LIBRARY": str(tool), "KP_TEST_TOOL_LOG": str(log)})
     assert ("profile_event", "py_old_variable") in python_events(read_log(log))
 
 
 def test_a_missing_tool_library_is_reported_and_python_goes_on(tmp_path):
-    proc = run("""
-        import kokkos, kokkos.tools as kt
-        kokkos.initialize(tools_libs="/nonexistent/libtool.so")
-        kt.push_region("x"); kt.pop_region()
-        print("alive", kt.profile_library_loaded())
-        """)
+    proc = run("missing_library")
     assert "alive False" in proc.stdout
     assert "/nonexistent/libtool.so" in proc.stderr
 
@@ -259,46 +153,8 @@ def test_a_missing_tool_library_is_reported_and_python_goes_on(tmp_path):
 # ---- Python callbacks for initialize and finalize ---------------------------------------
 
 
-LIFECYCLE = """
-import kokkos, kokkos.tools as kt
-log = []
-iface = []
-def on_settings(n, settings):
-    log.append(("request_tool_settings", n, settings.requires_global_fencing))
-    settings.requires_global_fencing = {fencing}
-kt.set_init_callback(lambda *a: log.append(("init",) + a))
-kt.set_request_tool_settings_callback(on_settings)
-def on_interface(n, interface):
-    log.append(("interface", n))
-    iface.append(interface)
-kt.set_provide_tool_programming_interface_callback(on_interface)
-kt.set_parse_args_callback(lambda argc, argv: log.append(("parse_args", argc, argv)))
-kt.set_finalize_callback(lambda: print("finalize callback", flush=True))
-kokkos.initialize(tools_args="-k v")
-fences = []
-kt.set_begin_fence_callback(lambda name, dev: fences.append(name))
-kt.set_push_region_callback(lambda name: None)
-kt.push_region("r")
-print("LOG", log)
-print("FENCES", fences)
-if iface:
-    iface[0].fence()
-    iface[0].fence(0)
-kokkos.finalize()
-if iface:
-    try:
-        iface[0].fence()
-    except RuntimeError as e:
-        print("after finalize:", e)
-try:
-    kt.push_region("late")
-except RuntimeError as e:
-    print("late region:", e)
-"""
-
-
 def lifecycle(fencing):
-    proc = run(LIFECYCLE.format(fencing=fencing))
+    proc = run("lifecycle", fencing)
     out = proc.stdout
     log = eval(out.split("LOG ", 1)[1].split("\n", 1)[0])
     fences = eval(out.split("FENCES ", 1)[1].split("\n", 1)[0])
@@ -325,10 +181,7 @@ def test_init_settings_interface_parse_args_and_finalize_callbacks():
     assert ("interface", 1) in log
     names = [e[0] for e in log]
     assert names.index("init") < names.index("request_tool_settings") < names.index("interface")
-    assert (
-        "after finalize: kokkos.tools.ToolProgrammingInterface.fence(): Kokkos has been finalized"
-        in out
-    )
+    assert "after finalize: kokkos.tools.ToolProgrammingInterface.fence(): Kokkos has been finalized" in out
 
 
 @pytest.mark.skipif(VERSION < (3, 6, 0), reason="Kokkos < 3.6 reports no fence events")
@@ -344,11 +197,6 @@ def test_tool_settings_returned_by_python_reach_kokkos():
 def test_print_help_callback_and_kokkos_tools_help():
     """--kokkos-tools-help: Kokkos asks the tool for its help, finalizes and
     exits the process (status 0) from inside initialize."""
-    proc = run("""
-        import kokkos, kokkos.tools as kt
-        kt.set_print_help_callback(lambda program: print("HELP for", program, flush=True))
-        kokkos.initialize(["my_program", "--kokkos-tools-help"])
-        print("not reached")
-        """)
+    proc = run("print_help")
     assert "HELP for my_program" in proc.stdout
     assert "not reached" not in proc.stdout

@@ -3,17 +3,14 @@ kokkos.tools.timer script.py` (in a subprocess) and as a Timer object."""
 
 import gc
 import json
-import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
-import tools_build
 
 import kokkos
 import kokkos.tools as kt
+import tools_build
 from kokkos.tools.timer import Timer
+from support import SCENARIOS, TOOLS_VARIABLES, run_module
 
 
 @pytest.fixture(scope="module")
@@ -21,55 +18,20 @@ def cxx_events(tmp_path_factory):
     return tools_build.build_cxx_events(tmp_path_factory.mktemp("timer_cxx"))
 
 
-SCRIPT = """
-import ctypes
-import sys
-import kokkos
-import kokkos.tools as kt
-
-n = int(sys.argv[1])
-
-@kt.region("solve")
-def solve(a, b):
-    for _ in range(3):
-        with kt.region("step"):
-            kokkos.deep_copy(b, a)
-
-kokkos.initialize()
-a = kokkos.array("a", [n], dtype=kokkos.float64)
-b = kokkos.array("b", [n], dtype=kokkos.float64)
-solve(a, b)
-with kt.region("temporaries"):
-    tmp = [kokkos.array(f"tmp{i}", [n], dtype=kokkos.float64) for i in range(4)]
-    del tmp
-s = b[::2]
-s2 = kokkos.array("s2", [n // 2], dtype=kokkos.float64)
-kokkos.deep_copy(s2, s)
-with kt.region("cxx"):
-    assert ctypes.CDLL(sys.argv[2]).kp_test_cxx_events() == 0  # C++ kernels
-print("script done", sys.argv[1:2])
-"""
+def run_timer(*extra, script, args=()):
+    """python -m kokkos.tools.timer [extra] script [args], in a fresh
+    interpreter that loads no tool library."""
+    return run_module("kokkos.tools.timer", *extra, script, *args, unset=TOOLS_VARIABLES)
 
 
-def run_timer(tmp_path, *extra, script=SCRIPT, args=("1000",)):
+def script_file(tmp_path, code):
     path = tmp_path / "script.py"
-    path.write_text(textwrap.dedent(script))
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY")
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "kokkos.tools.timer", *extra, str(path), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    path.write_text(code)
+    return path
 
 
-def test_timer_reports_regions_kernels_copies_and_high_water_mark(tmp_path, cxx_events):
-    proc = run_timer(tmp_path, args=("1000", str(cxx_events)))
+def test_timer_reports_regions_kernels_copies_and_high_water_mark(cxx_events):
+    proc = run_timer(script=SCENARIOS / "timer_profiled.py", args=("1000", cxx_events))
     assert proc.returncode == 0, proc.stderr
     assert "script done ['1000']" in proc.stdout
     report = proc.stderr
@@ -77,11 +39,7 @@ def test_timer_reports_regions_kernels_copies_and_high_water_mark(tmp_path, cxx_
     assert lines["solve"][1] == "1" and lines["step"][1] == "3" and lines["temporaries"][1] == "1"
     # a, b (8000 B each) live; four 8000 B temporaries on top: 48000 B peak
     # (plus s2, 4000 B, allocated after the temporaries were freed)
-    host = next(
-        line
-        for line in report.splitlines()
-        if line.strip().startswith("Host ") and "<-" not in line
-    )
+    host = next(line for line in report.splitlines() if line.strip().startswith("Host ") and "<-" not in line)
     assert host.split()[1:3] == ["46.9", "KiB"]  # 48000 B
     assert "Host <- Host" in report
     copies = next(line for line in report.splitlines() if "Host <- Host" in line).split()
@@ -93,14 +51,8 @@ def test_timer_reports_regions_kernels_copies_and_high_water_mark(tmp_path, cxx_
 
 def test_timer_writes_to_a_file_and_passes_the_exit_status(tmp_path):
     out = tmp_path / "report.txt"
-    proc = run_timer(
-        tmp_path,
-        "-o",
-        str(out),
-        script="import kokkos.tools as kt\n"
-        "with kt.region('only'):\n    pass\nraise SystemExit(3)\n",
-        args=(),
-    )
+    code = "import kokkos.tools as kt\nwith kt.region('only'):\n    pass\nraise SystemExit(3)\n"
+    proc = run_timer("-o", out, script=script_file(tmp_path, code))
     assert proc.returncode == 3
     text = out.read_text()
     assert "only" in text and "Regions" in text
@@ -108,22 +60,15 @@ def test_timer_writes_to_a_file_and_passes_the_exit_status(tmp_path):
 
 
 def test_timer_reports_even_when_the_script_raises(tmp_path):
-    proc = run_timer(
-        tmp_path,
-        script="import kokkos.tools as kt\nkt.push_region('before')\nkt.pop_region()\n1/0\n",
-        args=(),
-    )
+    code = "import kokkos.tools as kt\nkt.push_region('before')\nkt.pop_region()\n1/0\n"
+    proc = run_timer(script=script_file(tmp_path, code))
     assert proc.returncode == 1
     assert "ZeroDivisionError" in proc.stderr
     assert "before" in proc.stderr
 
 
 def test_timer_command_line_errors(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "kokkos.tools.timer", str(tmp_path / "missing.py")],
-        capture_output=True,
-        text=True,
-    )
+    proc = run_module("kokkos.tools.timer", tmp_path / "missing.py")
     assert proc.returncode == 2 and "no such script" in proc.stderr
 
 

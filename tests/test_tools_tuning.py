@@ -8,15 +8,16 @@ import gc
 import sys
 
 import pytest
-import tools_build
 
 import kokkos.tools as kt
+import tools_build
 import tools_fixtures
 from tools_fixtures import TUNING_EVENTS
 
 # the shared fixtures, used by the tests here
 no_callbacks_left = tools_fixtures.no_callbacks_left
 unraisable = tools_fixtures.unraisable
+
 
 @pytest.fixture(scope="module")
 def cxx(tmp_path_factory):
@@ -273,19 +274,33 @@ def test_contexts_and_goals_from_python():
     "call, exc, match",
     [
         (lambda: kt.declare_output_type(1, int_info()), TypeError, r"declare_output_type\(\): name must be a str"),
-        (lambda: kt.declare_input_type("x", (int, "ordinal")), TypeError,
-         r"declare_input_type\(\): info must be a kokkos.tools.VariableInfo, got tuple"),
+        (
+            lambda: kt.declare_input_type("x", (int, "ordinal")),
+            TypeError,
+            r"declare_input_type\(\): info must be a kokkos.tools.VariableInfo, got tuple",
+        ),
         (lambda: kt.declare_output_type("x"), TypeError, r"takes 2 arguments \(name, info\), got 1"),
         (lambda: kt.request_output_values(-1, [], []), ValueError, r"context_id must be in"),
-        (lambda: kt.request_output_values(1, [], [kt.VariableValue(1, 1), 3]), TypeError,
-         r"outputs\[1\] must be a kokkos.tools.VariableValue, got int"),
-        (lambda: kt.request_output_values(1, 5, []), TypeError, r"inputs must be a sequence of kokkos.tools.VariableValue"),
+        (
+            lambda: kt.request_output_values(1, [], [kt.VariableValue(1, 1), 3]),
+            TypeError,
+            r"outputs\[1\] must be a kokkos.tools.VariableValue, got int",
+        ),
+        (
+            lambda: kt.request_output_values(1, 5, []),
+            TypeError,
+            r"inputs must be a sequence of kokkos.tools.VariableValue",
+        ),
         (lambda: kt.request_output_values(1, []), TypeError, r"takes 3 arguments"),
         (lambda: kt.begin_context("1"), TypeError, r"begin_context\(\): context_id must be an int, got str"),
         (lambda: kt.end_context(-5), ValueError, r"end_context\(\): context_id must be in"),
         (lambda: kt.declare_optimization_goal(1, 2), TypeError, r"goal must be an OptimizationGoal"),
         (lambda: kt.declare_optimization_goal(1, (1, 2)), ValueError, r"goal.goal must be a OptimizationType"),
-        (lambda: kt.declare_optimization_goal(1, (1, "least")), ValueError, r"goal.goal must be a OptimizationType or one of its names"),
+        (
+            lambda: kt.declare_optimization_goal(1, (1, "least")),
+            ValueError,
+            r"goal.goal must be a OptimizationType or one of its names",
+        ),
     ],
 )
 def test_call_errors(call, exc, match):
@@ -392,7 +407,9 @@ def test_a_python_tuner_answers_cxx(cxx, threaded):
     requests = []
 
     def tuner(context_id, inputs, outputs):
-        requests.append((context_id, [(v.type_id, v.value, v.info) for v in inputs], [(v.type_id, v.value) for v in outputs]))
+        requests.append(
+            (context_id, [(v.type_id, v.value, v.info) for v in inputs], [(v.type_id, v.value) for v in outputs])
+        )
         size = inputs[0].value
         for v in outputs:
             if v.type is kt.ValueType.int64:
@@ -426,6 +443,7 @@ def test_cxx_keeps_its_defaults_when_the_tuner_fails_or_is_removed(cxx, unraisab
     def tuner(context_id, inputs, outputs):
         outputs[0].value = 128
         outputs[2].value = 7  # wrong type: reported, nothing handed back
+
     kt.set_request_output_values_callback(tuner)
     assert via_event_set(cxx, 100)[:3] == (32, 0.5, "serial")
     assert len(unraisable) == 1 and isinstance(unraisable[0].exc_value, TypeError)
@@ -483,6 +501,7 @@ def test_reference_counts_stay_flat(cxx):
         kt.request_output_values(1, inputs, outputs)
         via_event_set(cxx, 100)
     kt.clear_callbacks()
+
     def snapshot():
         return (
             sys.getrefcount(tuner),

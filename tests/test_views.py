@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from conftest import DTYPES, LAYOUTS, NP_DTYPES, SPACES, TRAITS, shape_of
+from support import DTYPES, LAYOUTS, NP_DTYPES, SPACES, TRAITS, run_python, shape_of, succeeded
 
 
 @pytest.mark.parametrize("space", SPACES, ids=str)
@@ -193,10 +193,7 @@ def test_shape_compares_with_lists_and_tuples():
 
 
 def test_import_does_not_import_numpy():
-    from conftest import run_python
-
-    r = run_python("import sys, kokkos; print('numpy' in sys.modules)")
-    assert r.returncode == 0, r.stderr
+    r = succeeded(run_python("import sys, kokkos; print('numpy' in sys.modules)"))
     assert r.stdout.strip() == "False"
 
 

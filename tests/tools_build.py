@@ -40,7 +40,7 @@ def _mapped_kokkos_core() -> Path:
     raise BuildError("kokkos._core does not map a Kokkos core library (static Kokkos?)")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def kokkos_install() -> dict:
     """{'library', 'include', 'version', 'openmp', 'cuda', 'prefix'} of the Kokkos
     kokkos._core runs."""
@@ -49,7 +49,7 @@ def kokkos_install() -> dict:
     prefixes = [libdir.parent]
     if libdir.parent.name == "lib":  # multiarch: /usr/lib/x86_64-linux-gnu
         prefixes.append(libdir.parent.parent)
-    want = "%d%02d%02d" % kokkos.kokkos_version()
+    want = "{}{:02d}{:02d}".format(*kokkos.kokkos_version())
     for prefix in prefixes:
         for inc in (
             prefix / "include",
@@ -77,9 +77,7 @@ def kokkos_install() -> dict:
 def _run(cmd: list, what: str) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise BuildError(
-            f"building {what} failed:\n$ {' '.join(map(str, cmd))}\n{proc.stderr[-4000:]}"
-        )
+        raise BuildError(f"building {what} failed:\n$ {' '.join(map(str, cmd))}\n{proc.stderr[-4000:]}")
 
 
 def build_tool_library(outdir: Path) -> Path:

@@ -61,17 +61,17 @@ def _leak_check():
             return  # done; leaks, if any, are in the report files
         # The copy's own report of the failure moves to the notes, so that
         # the script does not count a retried attempt as an error.
-        _note_unavailable(f"leak check process {pid} ended with status {code} "
-                          f"(attempt {attempt + 1} of 3)", _take_log(pid))
-    _note_unavailable("LeakSanitizer could not stop the process to scan it "
-                      "(three attempts); leaks were not checked")
+        _note_unavailable(
+            f"leak check process {pid} ended with status {code} (attempt {attempt + 1} of 3)", _take_log(pid)
+        )
+    _note_unavailable("LeakSanitizer could not stop the process to scan it (three attempts); leaks were not checked")
 
 
 def _take_log(pid):
     # ASan writes a process's reports to "<log_path>.<pid>".
     for opt in os.environ.get("ASAN_OPTIONS", "").split(":"):
         if opt.startswith("log_path="):
-            path = f"{opt[len('log_path='):]}.{pid}"
+            path = f"{opt[len('log_path=') :]}.{pid}"
             try:
                 with open(path) as f:
                     text = f.read()

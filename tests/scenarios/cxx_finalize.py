@@ -1,0 +1,81 @@
+"""Kokkos finalize with Views alive on the Python and the C++ side, one case
+per process (tests/test_cxx_runtime.py). The test modules built from
+tests/cxx/ (kp_test_pyb, kp_test_nb, kp_test_c) are on PYTHONPATH.
+
+    cxx_finalize.py CASE [ARGS...]
+"""
+
+import gc
+import importlib
+
+import numpy as np
+
+import kokkos
+from scenario import raises, run
+
+
+def both_sides_alive(module, finalize_from):
+    """module: kp_test_pyb or kp_test_nb; finalize_from: python (kokkos.finalize)
+    or cxx (Kokkos::finalize called by the module)."""
+    m = importlib.import_module(module)
+    import kp_test_c as c
+
+    kokkos.initialize()
+    v = m.make_kept(3)  # C++ keeps a copy as well
+    w = kokkos.array("pyside", [3, 2], dtype=kokkos.double)
+    m.hold(w)  # C++ holds Python's memory
+    a = np.arange(4.0)
+    m.scale(a, 2.0)
+    cv = c.from_malloc(int(kokkos.double), [4], label="cside", kokkos_bound=True)
+    calls = c.deleter_calls()
+    assert m.held_count() == 2 and not v.released
+    if finalize_from == "python":
+        kokkos.finalize()
+    else:
+        m.finalize_from_cpp()
+    assert kokkos.is_finalized()
+    assert v.released and w.released and cv.released
+    assert c.is_released(cv) and c.deleter_calls() == calls + 1  # dropped at finalize, once
+    assert m.held_count() == 0  # the module's finalize hook ran
+    for view, label in ((v, "kept"), (w, "pyside"), (cv, "cside")):
+        with raises(RuntimeError, label, "finalized"):
+            np.asarray(view)
+    with raises(RuntimeError, "was released when Kokkos was finalized"):
+        c.describe(v)
+    with raises(TypeError, "incompatible function arguments"):
+        m.echo_2d(v)  # a released View must not convert to a C++ View
+    with raises(RuntimeError, "'pyside' was released"):
+        m.as_f64_2d(w)
+    del v, w, cv
+    gc.collect()
+    assert c.deleter_calls() == calls + 1
+    print("OK")
+
+
+def exit_without_finalize():
+    import kp_test_c as c
+    import kp_test_pyb as m
+
+    kokkos.initialize()
+    v = m.make_kept(3)
+    w = kokkos.array("w", [3, 2], dtype=kokkos.double)
+    m.hold(w)
+    cv = c.from_malloc(int(kokkos.double), [4], kokkos_bound=True)
+    print("bye")
+    return [v, w, cv, np.asarray(v)]  # alive until the interpreter exits
+
+
+def numpy_array_outlives_finalize():
+    import kp_test_pyb as m
+
+    kokkos.initialize()
+    a = np.asarray(m.make_float64_2_right([2, 2]))  # the View itself is gone, NumPy exports it
+    kokkos.finalize()
+    assert a.sum() == 0.5 + 1.5 + 2.5 + 3.5
+    print("OK")
+
+
+CASES = {f.__name__: f for f in (both_sides_alive, exit_without_finalize, numpy_array_outlives_finalize)}
+
+if __name__ == "__main__":
+    run(CASES)

@@ -1,0 +1,98 @@
+"""The Kokkos runtime from Python across a whole process, one case per
+process (tests/test_runtime.py).
+
+    runtime_lifecycle.py CASE
+"""
+
+import ctypes
+
+import numpy as np
+
+import kokkos
+from scenario import raises, run
+
+
+def initialize_keyword_errors():
+    bad = [
+        ({"num_threads": -1}, ValueError),
+        ({"num_threads": "2"}, TypeError),
+        ({"tools_args": 5}, TypeError),
+        ({"device_id": -3}, ValueError),
+    ]
+    for kw, exc in bad:
+        with raises(exc) as r:
+            kokkos.initialize(**kw)
+        print("ok", r.value)
+    assert not kokkos.is_initialized()
+
+
+def initialize_finalize_cycle():
+    assert not kokkos.is_initialized() and not kokkos.is_finalized()
+    assert kokkos.initialize(num_threads=1, disable_warnings=True) is True
+    assert kokkos.initialize() is False
+    assert kokkos.is_initialized()
+    kokkos.finalize()
+    assert kokkos.is_finalized() and not kokkos.is_initialized()
+    kokkos.finalize()  # a second finalize is harmless
+    with raises(RuntimeError, "finalized"):
+        kokkos.initialize()
+    print("reinit refused")
+    with raises(RuntimeError, "finalized"):
+        kokkos.View((2,))
+    print("alloc refused")
+
+
+def live_views_at_finalize():
+    kokkos.initialize()
+    v = kokkos.array("field", [100])
+    sub = v[10:20]
+    m = v.create_mirror_view()
+    a = np.asarray(v)
+    v[5] = 3.0
+    w = kokkos.array("other", [4])
+    kokkos.finalize()
+    for view in (w, sub, m):
+        assert view.released
+        with raises(RuntimeError) as r:
+            view[0]
+        assert "'field'" in str(r.value) or "'other'" in str(r.value), r.value
+    with raises(RuntimeError, "'other'"):
+        kokkos.deep_copy(w, 1.0)
+    with raises(RuntimeError, "released"):
+        np.asarray(w)
+    assert "released" in repr(w)
+    # memory exported to NumPy before finalize stays valid
+    assert a[5] == 3.0
+    del v, sub, m, w, a
+    print("done")
+
+
+def cxx_side_finalize_releases_python_views():
+    """The application's C++ code finalizes Kokkos directly (not through the
+    package): Kokkos' finalize hook must release the Python Views first."""
+    kokkos.initialize()
+    v = kokkos.array("from_python", [1000])
+    with open("/proc/self/maps") as maps:
+        lib = next(line.split()[-1] for line in maps if "kokkoscore" in line)
+    core = ctypes.CDLL(lib)
+    core._ZN6Kokkos8finalizeEv()
+    assert kokkos.is_finalized()
+    assert v.released
+    with raises(RuntimeError, "from_python"):
+        v[0]
+    print("released by the C++ finalize")
+    return v
+
+
+CASES = {
+    f.__name__: f
+    for f in (
+        initialize_keyword_errors,
+        initialize_finalize_cycle,
+        live_views_at_finalize,
+        cxx_side_finalize_releases_python_views,
+    )
+}
+
+if __name__ == "__main__":
+    run(CASES)

@@ -1,0 +1,145 @@
+"""What the test files share: the dtypes, spaces, layouts and traits to sweep,
+sample data, and fresh interpreters.
+
+Kokkos initializes once per process, so every test that initializes,
+finalizes or exits with Kokkos state runs a fresh interpreter, and does so
+through this module:
+
+- ``run_scenario(script, case, *args)`` runs ``tests/scenarios/<script>.py``
+  (real files, linted like the tests; ``tests/scenarios/scenario.py`` is
+  what they share, including ``raises()`` for the raise a scenario expects);
+- ``run_python(code)`` runs a short piece of code given as a string;
+- ``run_module(module, *args)`` runs ``python -m module``;
+- ``succeeded(proc, ...)`` and ``failed(proc, ...)`` assert how it ended.
+"""
+
+import importlib
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kokkos
+
+# ---- what the tests sweep ---------------------------------------------------------------------
+
+DTYPES = list(kokkos.dtypes)
+NP_DTYPES = {d: np.dtype(kokkos.get_dtype(d)) for d in DTYPES}
+SPACES = [s for s in kokkos.memory_spaces if kokkos.get_memory_space_available(s)]
+HOST_SPACES = [s for s in SPACES if kokkos.get_host_accessible(s)]
+LAYOUTS = [kokkos.LayoutRight, kokkos.LayoutLeft, kokkos.LayoutStride]
+TRAITS = [kokkos.Managed, kokkos.RandomAccess, kokkos.Atomic, kokkos.Restrict]
+HAS_CUDA = kokkos.get_memory_space_available("CudaSpace")
+
+cuda = pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space")
+
+
+def shape_of(rank, base=2):
+    """A small shape with distinct extents, so transposition bugs show."""
+    return tuple(base + (i % 3) for i in range(rank))
+
+
+def sample(np_dtype, shape, seed=0):
+    """Deterministic values of the dtype, not all equal."""
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape)) if shape else 1
+    if np_dtype.kind == "b":
+        vals = rng.integers(0, 2, n).astype(bool)
+    elif np_dtype.kind in "iu":
+        info = np.iinfo(np_dtype)
+        vals = rng.integers(max(info.min, -100), min(info.max, 100), n).astype(np_dtype)
+    elif np_dtype.kind == "c":
+        vals = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np_dtype)
+    else:
+        vals = rng.standard_normal(n).astype(np_dtype)
+    return vals.reshape(shape)
+
+
+# ---- fresh interpreters -----------------------------------------------------------------------
+
+SCENARIOS = Path(__file__).resolve().parent / "scenarios"
+
+# The variables that load a Kokkos Tools library into every Kokkos process.
+TOOLS_VARIABLES = ("KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY", "KOKKOS_TOOLS_ARGS")
+
+# What a crash leaves on stderr.
+CRASH_WORDS = ("Segmentation", "Aborted", "Fatal Python error", "Traceback", "terminate called")
+
+
+def python(*args, env=None, unset=(), paths=(), timeout=120):
+    """Runs sys.executable with args in a fresh interpreter and returns the
+    CompletedProcess (text output captured). env: variables to set; unset:
+    variables of this process not to pass on; paths: directories put first
+    on PYTHONPATH."""
+    full = {k: v for k, v in os.environ.items() if k not in unset}
+    full.update(env or {})
+    if paths:
+        full["PYTHONPATH"] = os.pathsep.join([str(p) for p in paths] + [full.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def run_python(code, **kw):
+    """Runs a short piece of code (dedented) in a fresh interpreter; keywords
+    as for python()."""
+    return python("-c", textwrap.dedent(code), **kw)
+
+
+def run_module(module, *args, **kw):
+    """Runs `python -m module args` in a fresh interpreter."""
+    return python("-m", module, *args, **kw)
+
+
+def run_scenario(script, *args, **kw):
+    """Runs tests/scenarios/<script>.py with args (the case and its
+    arguments) in a fresh interpreter."""
+    path = SCENARIOS / f"{script}.py"
+    assert path.exists(), f"no scenario script {path}"
+    return python(path, *args, **kw)
+
+
+def load_scenario(script):
+    """tests/scenarios/<script>.py as a module, without running a case: for
+    the tables of cases a test parametrizes over."""
+    if str(SCENARIOS) not in sys.path:
+        sys.path.append(str(SCENARIOS))
+    return importlib.import_module(script)
+
+
+def _output(proc):
+    return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr[-6000:]}"
+
+
+def succeeded(proc, *printed, clean=False):
+    """Asserts that the fresh interpreter exited 0 and printed each of
+    printed on stdout; clean: and left nothing that looks like a crash on
+    stderr. Returns proc."""
+    assert proc.returncode == 0, _output(proc)
+    for text in printed:
+        assert text in proc.stdout, f"{text!r} not printed\n{_output(proc)}"
+    if clean:
+        problems = [w for w in CRASH_WORDS if w in proc.stderr]
+        assert not problems, f"{problems} on stderr\n{_output(proc)}"
+    return proc
+
+
+def failed(proc, *reported, returncode=None):
+    """Asserts that the fresh interpreter failed (exit status returncode, or
+    any but 0) and reported each of reported on stderr. Returns proc."""
+    if returncode is None:
+        assert proc.returncode != 0, f"expected a failure\n{_output(proc)}"
+    else:
+        assert proc.returncode == returncode, f"expected exit {returncode}\n{_output(proc)}"
+    for text in reported:
+        assert text in proc.stderr, f"{text!r} not reported\n{_output(proc)}"
+    return proc
