@@ -3,14 +3,12 @@ sees CudaSpace allocations, their initialization, fills, copies and
 deallocations made from Python, each with the View's label. Runs where Kokkos
 has CUDA; skipped elsewhere."""
 
-
 import pytest
 
 import kokkos
 import tools_build
 from support import HAS_CUDA, TOOLS_VARIABLES, run_python, succeeded
 
-HAS_CUDA = kokkos.get_memory_space_available("CudaSpace")
 pytestmark = [
     pytest.mark.cuda,
     pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space"),

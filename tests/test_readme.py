@@ -47,4 +47,3 @@ def test_readme_example_runs(code, tmp_path):
     else:
         proc = run_python(code, timeout=180)
     assert proc.returncode == 0, f"the README example failed:\n{code}\n---\n{proc.stdout}\n{proc.stderr}"
-
