@@ -327,24 +327,58 @@ const auto &underlying(const ViewT &arg_view) {
     return arg_view;
 }
 
-// ---- names for messages -------------------------------------------------------
+// ---- names: one row per dtype, memory space and layout ------------------------
 
+// The C++ side's one table of names, in kokkos_python.h's numbering; the
+// messages below and the pybind11 / nanobind signatures (caster.hpp) read
+// them, and tests/test_cxx.py checks them against kokkos' own.
+#define KOKKOS_PYTHON_DTYPE_ROWS(X)                                                                           \
+  X(KOKKOS_PYTHON_INT8, "int8")                                                                               \
+  X(KOKKOS_PYTHON_INT16, "int16")                                                                             \
+  X(KOKKOS_PYTHON_INT32, "int32")                                                                             \
+  X(KOKKOS_PYTHON_INT64, "int64") X(KOKKOS_PYTHON_UINT8, "uint8") X(KOKKOS_PYTHON_UINT16, "uint16")           \
+      X(KOKKOS_PYTHON_UINT32, "uint32") X(KOKKOS_PYTHON_UINT64, "uint64") X(KOKKOS_PYTHON_FLOAT32, "float32") \
+          X(KOKKOS_PYTHON_FLOAT64, "float64") X(KOKKOS_PYTHON_COMPLEX64, "complex64")                         \
+              X(KOKKOS_PYTHON_COMPLEX128, "complex128") X(KOKKOS_PYTHON_BOOL, "bool")                         \
+                  X(KOKKOS_PYTHON_FLOAT16, "float16")
+#define KOKKOS_PYTHON_SPACE_ROWS(X)                                                                       \
+  X(KOKKOS_PYTHON_HOST_SPACE, "HostSpace")                                                                \
+  X(KOKKOS_PYTHON_CUDA_SPACE, "CudaSpace")                                                                \
+  X(KOKKOS_PYTHON_CUDA_UVM_SPACE, "CudaUVMSpace")                                                         \
+  X(KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE, "CudaHostPinnedSpace") X(KOKKOS_PYTHON_HBW_SPACE, "HBWSpace")   \
+      X(KOKKOS_PYTHON_HIP_SPACE, "HIPSpace") X(KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE, "HIPHostPinnedSpace") \
+          X(KOKKOS_PYTHON_OPENMP_TARGET_SPACE, "OpenMPTargetSpace")                                       \
+              X(KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE, "SYCLSharedUSMSpace")                                \
+                  X(KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE, "SYCLDeviceUSMSpace")
+#define KOKKOS_PYTHON_LAYOUT_ROWS(X)           \
+  X(KOKKOS_PYTHON_LAYOUT_RIGHT, "LayoutRight") \
+  X(KOKKOS_PYTHON_LAYOUT_LEFT, "LayoutLeft") X(KOKKOS_PYTHON_LAYOUT_STRIDE, "LayoutStride")
+
+#define KOKKOS_PYTHON_DETAIL_COUNT(VALUE, NAME) +1
+static_assert(0 KOKKOS_PYTHON_DTYPE_ROWS(KOKKOS_PYTHON_DETAIL_COUNT) == KOKKOS_PYTHON_DTYPE_COUNT,
+              "kokkos_python: one name row per dtype");
+static_assert(0 KOKKOS_PYTHON_SPACE_ROWS(KOKKOS_PYTHON_DETAIL_COUNT) == KOKKOS_PYTHON_SPACE_COUNT,
+              "kokkos_python: one name row per memory space");
+static_assert(0 KOKKOS_PYTHON_LAYOUT_ROWS(KOKKOS_PYTHON_DETAIL_COUNT) == KOKKOS_PYTHON_LAYOUT_STRIDE + 1,
+              "kokkos_python: one name row per layout");
+#undef KOKKOS_PYTHON_DETAIL_COUNT
+
+#define KOKKOS_PYTHON_DETAIL_CASE(VALUE, NAME) \
+  case VALUE:                                  \
+    return NAME;
 inline const char *dtype_name(int arg_dtype) {
-  static const char *const names[] = {"int8",   "int16",   "int32",   "int64",     "uint8",      "uint16", "uint32",
-                                      "uint64", "float32", "float64", "complex64", "complex128", "bool",   "float16"};
-  static_assert(sizeof names / sizeof names[0] == KOKKOS_PYTHON_DTYPE_COUNT, "one name per dtype");
-  return arg_dtype >= 0 && arg_dtype < KOKKOS_PYTHON_DTYPE_COUNT ? names[arg_dtype] : "?";
+  switch (arg_dtype) { KOKKOS_PYTHON_DTYPE_ROWS(KOKKOS_PYTHON_DETAIL_CASE) }
+  return "?";
 }
 inline const char *space_name(int arg_space) {
-  static const char *const names[] = {
-      "HostSpace", "CudaSpace",          "CudaUVMSpace",      "CudaHostPinnedSpace", "HBWSpace",
-      "HIPSpace",  "HIPHostPinnedSpace", "OpenMPTargetSpace", "SYCLSharedUSMSpace",  "SYCLDeviceUSMSpace"};
-  return arg_space >= 0 && arg_space < KOKKOS_PYTHON_SPACE_COUNT ? names[arg_space] : "?";
+  switch (arg_space) { KOKKOS_PYTHON_SPACE_ROWS(KOKKOS_PYTHON_DETAIL_CASE) }
+  return "?";
 }
 inline const char *layout_name(int arg_layout) {
-  static const char *const names[] = {"LayoutRight", "LayoutLeft", "LayoutStride"};
-  return arg_layout >= 0 && arg_layout <= 2 ? names[arg_layout] : "?";
+  switch (arg_layout) { KOKKOS_PYTHON_LAYOUT_ROWS(KOKKOS_PYTHON_DETAIL_CASE) }
+  return "?";
 }
+#undef KOKKOS_PYTHON_DETAIL_CASE
 
 // "Kokkos::View<const float64**, LayoutRight, HostSpace, RandomAccess>"
 template <class ViewT>
@@ -756,7 +790,8 @@ PyObject *to_python(const ViewT &arg_view) noexcept {
 // Makes arg_out a View of arg_obj's memory (arg_obj: a kokkos.View). On a
 // mismatch (dtype, rank, layout/strides, memory space, const-ness, static
 // extents, alignment) returns false with TypeError / ValueError naming what
-// did not fit; RuntimeError if the View was released at Kokkos finalize.
+// did not fit; RuntimeError if the View was released at Kokkos finalize or
+// Kokkos was finalized. Initializes Kokkos if nothing did yet.
 // The result keeps the memory's Python owner alive (see the top of this
 // file); for an Unmanaged ViewT it does not.
 template <class ViewT>
@@ -774,6 +809,10 @@ bool from_python(PyObject *arg_obj, ViewT &arg_out) noexcept {
                  arg_obj ? Py_TYPE(arg_obj)->tp_name : "NULL");
     return false;
   }
+  // A View of Python memory is tracked by Kokkos: before anything
+  // initialized Kokkos this initializes it (as creating a View does); once
+  // Kokkos was finalized this is a RuntimeError rather than an abort.
+  if (api()->runtime_ensure() < 0) return false;
   try {
     kokkos_python_view_desc desc;
     if (api()->describe(arg_obj, &desc) < 0) return false;

@@ -23,7 +23,7 @@
 #ifndef KOKKOS_PYTHON_NANOBIND_HPP
 #define KOKKOS_PYTHON_NANOBIND_HPP
 
-#include "kokkos_python.hpp"
+#include "caster.hpp"
 
 #include <nanobind/nanobind.h>
 
@@ -39,85 +39,17 @@ ViewT from_python(nanobind::handle arg_obj) {
 
 namespace nanobind_detail {
 
-namespace nd = nanobind::detail;
-
-template <int D>
-constexpr auto dtype_descr() {
-  if constexpr (D == KOKKOS_PYTHON_INT8)
-    return nd::const_name("int8");
-  else if constexpr (D == KOKKOS_PYTHON_INT16)
-    return nd::const_name("int16");
-  else if constexpr (D == KOKKOS_PYTHON_INT32)
-    return nd::const_name("int32");
-  else if constexpr (D == KOKKOS_PYTHON_INT64)
-    return nd::const_name("int64");
-  else if constexpr (D == KOKKOS_PYTHON_UINT8)
-    return nd::const_name("uint8");
-  else if constexpr (D == KOKKOS_PYTHON_UINT16)
-    return nd::const_name("uint16");
-  else if constexpr (D == KOKKOS_PYTHON_UINT32)
-    return nd::const_name("uint32");
-  else if constexpr (D == KOKKOS_PYTHON_UINT64)
-    return nd::const_name("uint64");
-  else if constexpr (D == KOKKOS_PYTHON_FLOAT32)
-    return nd::const_name("float32");
-  else if constexpr (D == KOKKOS_PYTHON_FLOAT64)
-    return nd::const_name("float64");
-  else if constexpr (D == KOKKOS_PYTHON_COMPLEX64)
-    return nd::const_name("complex64");
-  else if constexpr (D == KOKKOS_PYTHON_COMPLEX128)
-    return nd::const_name("complex128");
-  else
-    return nd::const_name("bool");
-}
-
-template <int L>
-constexpr auto layout_descr() {
-  if constexpr (L == KOKKOS_PYTHON_LAYOUT_RIGHT)
-    return nd::const_name("LayoutRight");
-  else if constexpr (L == KOKKOS_PYTHON_LAYOUT_LEFT)
-    return nd::const_name("LayoutLeft");
-  else
-    return nd::const_name("LayoutStride");
-}
-
-template <int S>
-constexpr auto space_descr() {
-  if constexpr (S == KOKKOS_PYTHON_HOST_SPACE)
-    return nd::const_name("HostSpace");
-  else if constexpr (S == KOKKOS_PYTHON_CUDA_SPACE)
-    return nd::const_name("CudaSpace");
-  else if constexpr (S == KOKKOS_PYTHON_CUDA_UVM_SPACE)
-    return nd::const_name("CudaUVMSpace");
-  else if constexpr (S == KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE)
-    return nd::const_name("CudaHostPinnedSpace");
-  else if constexpr (S == KOKKOS_PYTHON_HBW_SPACE)
-    return nd::const_name("HBWSpace");
-  else if constexpr (S == KOKKOS_PYTHON_HIP_SPACE)
-    return nd::const_name("HIPSpace");
-  else if constexpr (S == KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE)
-    return nd::const_name("HIPHostPinnedSpace");
-  else if constexpr (S == KOKKOS_PYTHON_OPENMP_TARGET_SPACE)
-    return nd::const_name("OpenMPTargetSpace");
-  else if constexpr (S == KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE)
-    return nd::const_name("SYCLSharedUSMSpace");
-  else
-    return nd::const_name("SYCLDeviceUSMSpace");
-}
-
-template <class ViewT>
-constexpr auto view_descr() {
-  using info = detail::view_info<ViewT>;
-  constexpr auto head = nd::const_name<info::dynamic>("kokkos.DynRankView[", "kokkos.View[") +
-                        nd::const_name<info::is_const>("const ", "") + dtype_descr<info::dtype>();
-  if constexpr (info::dynamic)
-    return head + nd::const_name(", ") + layout_descr<info::layout>() + nd::const_name(", ") +
-           space_descr<info::space>() + nd::const_name("]");
-  else
-    return head + nd::const_name(", ") + nd::const_name<static_cast<size_t>(detail::static_rank<ViewT>::value)>() +
-           nd::const_name(", ") + layout_descr<info::layout>() + nd::const_name(", ") + space_descr<info::space>() +
-           nd::const_name("]");
-}
+// nanobind's compile-time text, for caster::signature.
+struct text {
+  template <size_t N>
+  static constexpr auto make(const char (&arg_text)[N]) {
+    return nanobind::detail::const_name(arg_text);
+  }
+  template <size_t N>
+  static constexpr auto number() {
+    return nanobind::detail::const_name<N>();
+  }
+};
 
 }  // namespace nanobind_detail
 }  // namespace kokkos_python
@@ -127,31 +59,15 @@ namespace detail {
 // A caster for any Kokkos View type; NB_TYPE_CASTER wants this namespace.
 template <class ViewT>
 struct kokkos_python_view_caster {
-  using info = kokkos_python::detail::view_info<ViewT>;
-  NB_TYPE_CASTER(ViewT, kokkos_python::nanobind_detail::view_descr<ViewT>())
+  NB_TYPE_CASTER(ViewT, (kokkos_python::caster::signature<kokkos_python::nanobind_detail::text, ViewT>()))
 
+  // nanobind's casters cannot raise: an error (a released View) leaves
+  // nanobind's TypeError naming the signatures.
   bool from_python(handle arg_src, uint8_t arg_flags, cleanup_list *) noexcept {
-    if (!arg_src.is_valid() || arg_src.is_none()) return false;
-    if (kokkos_python::import() < 0) {
-      PyErr_Clear();
-      return false;
-    }
-    object obj = borrow(arg_src);
-    if (!kokkos_python::api()->is_view(arg_src.ptr())) {
-      if (!(arg_flags & static_cast<uint8_t>(cast_flags::convert))) return false;
-      PyObject *wrapped =
-          kokkos_python::api()->view_from_object(arg_src.ptr(), info::is_const ? 0 : 1, info::dynamic ? 1 : 0);
-      if (!wrapped) {
-        PyErr_Clear();
-        return false;
-      }
-      obj = steal(wrapped);
-    }
-    if (!kokkos_python::from_python(obj.ptr(), value)) {
-      PyErr_Clear();
-      return false;
-    }
-    return true;
+    const bool convert = (arg_flags & static_cast<uint8_t>(cast_flags::convert)) != 0;
+    const auto r = kokkos_python::caster::load(arg_src.ptr(), convert, value);
+    if (r == kokkos_python::caster::load_result::error) PyErr_Clear();
+    return r == kokkos_python::caster::load_result::loaded;
   }
 
   static handle from_cpp(const ViewT &arg_src, rv_policy, cleanup_list *) noexcept {
