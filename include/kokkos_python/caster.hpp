@@ -33,10 +33,10 @@ struct space_text;
 template <class Text, int Layout>
 struct layout_text;
 
-#define KOKKOS_PYTHON_DETAIL_TEXT(TRAIT, VALUE, NAME)                  \
-  template <class Text>                                                \
-  struct TRAIT<Text, VALUE> {                                          \
-    static constexpr auto get() { return Text::make(NAME); }           \
+#define KOKKOS_PYTHON_DETAIL_TEXT(TRAIT, VALUE, NAME)        \
+  template <class Text>                                      \
+  struct TRAIT<Text, VALUE> {                                \
+    static constexpr auto get() { return Text::make(NAME); } \
   };
 #define KOKKOS_PYTHON_DETAIL_DTYPE_TEXT(VALUE, NAME) KOKKOS_PYTHON_DETAIL_TEXT(dtype_text, VALUE, NAME)
 #define KOKKOS_PYTHON_DETAIL_SPACE_TEXT(VALUE, NAME) KOKKOS_PYTHON_DETAIL_TEXT(space_text, VALUE, NAME)
@@ -84,8 +84,8 @@ template <class Text, class ViewT>
 constexpr auto signature() {
   using info = detail::view_info<ViewT>;
   return head_text<Text, info::dynamic, info::is_const>::get() + dtype_text<Text, info::dtype>::get() +
-         rank_text<Text, ViewT>::get() + Text::make(", ") + layout_text<Text, info::layout>::get() +
-         Text::make(", ") + space_text<Text, info::space>::get() + Text::make("]");
+         rank_text<Text, ViewT>::get() + Text::make(", ") + layout_text<Text, info::layout>::get() + Text::make(", ") +
+         space_text<Text, info::space>::get() + Text::make("]");
 }
 
 // ---- loading an argument ---------------------------------------------------------

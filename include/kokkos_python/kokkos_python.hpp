@@ -332,23 +332,24 @@ const auto &underlying(const ViewT &arg_view) {
 // The C++ side's one table of names, in kokkos_python.h's numbering; the
 // messages below and the pybind11 / nanobind signatures (caster.hpp) read
 // them, and tests/test_cxx.py checks them against kokkos' own.
-#define KOKKOS_PYTHON_DTYPE_ROWS(X)                                                                           \
-  X(KOKKOS_PYTHON_INT8, "int8")                                                                               \
-  X(KOKKOS_PYTHON_INT16, "int16")                                                                             \
-  X(KOKKOS_PYTHON_INT32, "int32")                                                                             \
-  X(KOKKOS_PYTHON_INT64, "int64") X(KOKKOS_PYTHON_UINT8, "uint8") X(KOKKOS_PYTHON_UINT16, "uint16")           \
-      X(KOKKOS_PYTHON_UINT32, "uint32") X(KOKKOS_PYTHON_UINT64, "uint64") X(KOKKOS_PYTHON_FLOAT32, "float32") \
-          X(KOKKOS_PYTHON_FLOAT64, "float64") X(KOKKOS_PYTHON_COMPLEX64, "complex64")                         \
-              X(KOKKOS_PYTHON_COMPLEX128, "complex128") X(KOKKOS_PYTHON_BOOL, "bool")                         \
-                  X(KOKKOS_PYTHON_FLOAT16, "float16")
-#define KOKKOS_PYTHON_SPACE_ROWS(X)                                                                       \
-  X(KOKKOS_PYTHON_HOST_SPACE, "HostSpace")                                                                \
-  X(KOKKOS_PYTHON_CUDA_SPACE, "CudaSpace")                                                                \
-  X(KOKKOS_PYTHON_CUDA_UVM_SPACE, "CudaUVMSpace")                                                         \
-  X(KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE, "CudaHostPinnedSpace") X(KOKKOS_PYTHON_HBW_SPACE, "HBWSpace")   \
-      X(KOKKOS_PYTHON_HIP_SPACE, "HIPSpace") X(KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE, "HIPHostPinnedSpace") \
-          X(KOKKOS_PYTHON_OPENMP_TARGET_SPACE, "OpenMPTargetSpace")                                       \
-              X(KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE, "SYCLSharedUSMSpace")                                \
+#define KOKKOS_PYTHON_DTYPE_ROWS(X)                                                                             \
+  X(KOKKOS_PYTHON_INT8, "int8")                                                                                 \
+  X(KOKKOS_PYTHON_INT16, "int16")                                                                               \
+  X(KOKKOS_PYTHON_INT32, "int32")                                                                               \
+  X(KOKKOS_PYTHON_INT64, "int64")                                                                               \
+  X(KOKKOS_PYTHON_UINT8, "uint8") X(KOKKOS_PYTHON_UINT16, "uint16") X(KOKKOS_PYTHON_UINT32, "uint32")           \
+      X(KOKKOS_PYTHON_UINT64, "uint64") X(KOKKOS_PYTHON_FLOAT32, "float32") X(KOKKOS_PYTHON_FLOAT64, "float64") \
+          X(KOKKOS_PYTHON_COMPLEX64, "complex64") X(KOKKOS_PYTHON_COMPLEX128, "complex128")                     \
+              X(KOKKOS_PYTHON_BOOL, "bool") X(KOKKOS_PYTHON_FLOAT16, "float16")
+#define KOKKOS_PYTHON_SPACE_ROWS(X)                                             \
+  X(KOKKOS_PYTHON_HOST_SPACE, "HostSpace")                                      \
+  X(KOKKOS_PYTHON_CUDA_SPACE, "CudaSpace")                                      \
+  X(KOKKOS_PYTHON_CUDA_UVM_SPACE, "CudaUVMSpace")                               \
+  X(KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE, "CudaHostPinnedSpace")                \
+  X(KOKKOS_PYTHON_HBW_SPACE, "HBWSpace") X(KOKKOS_PYTHON_HIP_SPACE, "HIPSpace") \
+      X(KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE, "HIPHostPinnedSpace")              \
+          X(KOKKOS_PYTHON_OPENMP_TARGET_SPACE, "OpenMPTargetSpace")             \
+              X(KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE, "SYCLSharedUSMSpace")      \
                   X(KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE, "SYCLDeviceUSMSpace")
 #define KOKKOS_PYTHON_LAYOUT_ROWS(X)           \
   X(KOKKOS_PYTHON_LAYOUT_RIGHT, "LayoutRight") \
@@ -809,14 +810,14 @@ bool from_python(PyObject *arg_obj, ViewT &arg_out) noexcept {
                  arg_obj ? Py_TYPE(arg_obj)->tp_name : "NULL");
     return false;
   }
-  // A View of Python memory is tracked by Kokkos: before anything
-  // initialized Kokkos this initializes it (as creating a View does); once
-  // Kokkos was finalized this is a RuntimeError rather than an abort.
-  if (api()->runtime_ensure() < 0) return false;
   try {
     kokkos_python_view_desc desc;
     if (api()->describe(arg_obj, &desc) < 0) return false;
     if (!detail::check<ViewT>(desc)) return false;
+    // A View of Python memory is tracked by Kokkos: before anything
+    // initialized Kokkos this initializes it (as creating a View does);
+    // once Kokkos was finalized this is a RuntimeError rather than an abort.
+    if (api()->runtime_ensure() < 0) return false;
     void *ctx = nullptr;
     const int mine = api()->external_owner(arg_obj, holder::tag(), &ctx);
     if (mine < 0) return false;

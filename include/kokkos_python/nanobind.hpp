@@ -13,9 +13,11 @@
 // __array_interface__ objects are wrapped without a copy; None and anything
 // else fail to load, so nanobind raises its usual TypeError, where a
 // parameter reads as e.g. kokkos.View[float64, 2, LayoutRight, HostSpace].
-// Return values become kokkos.Views sharing ownership (to_python). Call
-// kokkos_python::import() in NB_MODULE: a caster cannot raise, so a Kokkos
-// runtime mismatch is best reported at import.
+// A View released at Kokkos finalize, or any View once Kokkos was
+// finalized, raises RuntimeError; the first call before anything
+// initialized Kokkos initializes it. Return values become kokkos.Views
+// sharing ownership (to_python). Call kokkos_python::import() in NB_MODULE
+// so that a Kokkos runtime mismatch is reported at import.
 //
 // kokkos_python::from_python<ViewT>(handle) is the explicit form; it throws
 // nanobind::python_error holding the TypeError / ValueError that says what
@@ -61,12 +63,13 @@ template <class ViewT>
 struct kokkos_python_view_caster {
   NB_TYPE_CASTER(ViewT, (kokkos_python::caster::signature<kokkos_python::nanobind_detail::text, ViewT>()))
 
-  // nanobind's casters cannot raise: an error (a released View) leaves
-  // nanobind's TypeError naming the signatures.
-  bool from_python(handle arg_src, uint8_t arg_flags, cleanup_list *) noexcept {
+  // An error (a released View, Kokkos finalized) is thrown as
+  // python_error, which nanobind's dispatcher raises instead of its
+  // TypeError naming the signatures; hence no noexcept here.
+  bool from_python(handle arg_src, uint8_t arg_flags, cleanup_list *) {
     const bool convert = (arg_flags & static_cast<uint8_t>(cast_flags::convert)) != 0;
     const auto r = kokkos_python::caster::load(arg_src.ptr(), convert, value);
-    if (r == kokkos_python::caster::load_result::error) PyErr_Clear();
+    if (r == kokkos_python::caster::load_result::error) throw python_error();
     return r == kokkos_python::caster::load_result::loaded;
   }
 
