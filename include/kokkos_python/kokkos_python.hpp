@@ -332,28 +332,38 @@ const auto &underlying(const ViewT &arg_view) {
 // The C++ side's one table of names, in kokkos_python.h's numbering; the
 // messages below and the pybind11 / nanobind signatures (caster.hpp) read
 // them, and tests/test_cxx.py checks them against kokkos' own.
-#define KOKKOS_PYTHON_DTYPE_ROWS(X)                                                                             \
-  X(KOKKOS_PYTHON_INT8, "int8")                                                                                 \
-  X(KOKKOS_PYTHON_INT16, "int16")                                                                               \
-  X(KOKKOS_PYTHON_INT32, "int32")                                                                               \
-  X(KOKKOS_PYTHON_INT64, "int64")                                                                               \
-  X(KOKKOS_PYTHON_UINT8, "uint8") X(KOKKOS_PYTHON_UINT16, "uint16") X(KOKKOS_PYTHON_UINT32, "uint32")           \
-      X(KOKKOS_PYTHON_UINT64, "uint64") X(KOKKOS_PYTHON_FLOAT32, "float32") X(KOKKOS_PYTHON_FLOAT64, "float64") \
-          X(KOKKOS_PYTHON_COMPLEX64, "complex64") X(KOKKOS_PYTHON_COMPLEX128, "complex128")                     \
-              X(KOKKOS_PYTHON_BOOL, "bool") X(KOKKOS_PYTHON_FLOAT16, "float16")
-#define KOKKOS_PYTHON_SPACE_ROWS(X)                                             \
-  X(KOKKOS_PYTHON_HOST_SPACE, "HostSpace")                                      \
-  X(KOKKOS_PYTHON_CUDA_SPACE, "CudaSpace")                                      \
-  X(KOKKOS_PYTHON_CUDA_UVM_SPACE, "CudaUVMSpace")                               \
-  X(KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE, "CudaHostPinnedSpace")                \
-  X(KOKKOS_PYTHON_HBW_SPACE, "HBWSpace") X(KOKKOS_PYTHON_HIP_SPACE, "HIPSpace") \
-      X(KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE, "HIPHostPinnedSpace")              \
-          X(KOKKOS_PYTHON_OPENMP_TARGET_SPACE, "OpenMPTargetSpace")             \
-              X(KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE, "SYCLSharedUSMSpace")      \
-                  X(KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE, "SYCLDeviceUSMSpace")
-#define KOKKOS_PYTHON_LAYOUT_ROWS(X)           \
-  X(KOKKOS_PYTHON_LAYOUT_RIGHT, "LayoutRight") \
-  X(KOKKOS_PYTHON_LAYOUT_LEFT, "LayoutLeft") X(KOKKOS_PYTHON_LAYOUT_STRIDE, "LayoutStride")
+// clang-format off
+#define KOKKOS_PYTHON_DTYPE_ROWS(X)          \
+  X(KOKKOS_PYTHON_INT8, "int8")              \
+  X(KOKKOS_PYTHON_INT16, "int16")            \
+  X(KOKKOS_PYTHON_INT32, "int32")            \
+  X(KOKKOS_PYTHON_INT64, "int64")            \
+  X(KOKKOS_PYTHON_UINT8, "uint8")            \
+  X(KOKKOS_PYTHON_UINT16, "uint16")          \
+  X(KOKKOS_PYTHON_UINT32, "uint32")          \
+  X(KOKKOS_PYTHON_UINT64, "uint64")          \
+  X(KOKKOS_PYTHON_FLOAT32, "float32")        \
+  X(KOKKOS_PYTHON_FLOAT64, "float64")        \
+  X(KOKKOS_PYTHON_COMPLEX64, "complex64")    \
+  X(KOKKOS_PYTHON_COMPLEX128, "complex128")  \
+  X(KOKKOS_PYTHON_BOOL, "bool")              \
+  X(KOKKOS_PYTHON_FLOAT16, "float16")
+#define KOKKOS_PYTHON_SPACE_ROWS(X)                               \
+  X(KOKKOS_PYTHON_HOST_SPACE, "HostSpace")                        \
+  X(KOKKOS_PYTHON_CUDA_SPACE, "CudaSpace")                        \
+  X(KOKKOS_PYTHON_CUDA_UVM_SPACE, "CudaUVMSpace")                 \
+  X(KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE, "CudaHostPinnedSpace")  \
+  X(KOKKOS_PYTHON_HBW_SPACE, "HBWSpace")                          \
+  X(KOKKOS_PYTHON_HIP_SPACE, "HIPSpace")                          \
+  X(KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE, "HIPHostPinnedSpace")    \
+  X(KOKKOS_PYTHON_OPENMP_TARGET_SPACE, "OpenMPTargetSpace")       \
+  X(KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE, "SYCLSharedUSMSpace")    \
+  X(KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE, "SYCLDeviceUSMSpace")
+#define KOKKOS_PYTHON_LAYOUT_ROWS(X)              \
+  X(KOKKOS_PYTHON_LAYOUT_RIGHT, "LayoutRight")    \
+  X(KOKKOS_PYTHON_LAYOUT_LEFT, "LayoutLeft")      \
+  X(KOKKOS_PYTHON_LAYOUT_STRIDE, "LayoutStride")
+// clang-format on
 
 #define KOKKOS_PYTHON_DETAIL_COUNT(VALUE, NAME) +1
 static_assert(0 KOKKOS_PYTHON_DTYPE_ROWS(KOKKOS_PYTHON_DETAIL_COUNT) == KOKKOS_PYTHON_DTYPE_COUNT,
