@@ -294,9 +294,9 @@ BAD_INTERFACES = [
     (dict(shape=(0, 2**62, 2**62)), ValueError, "would need more than"),
     (dict(shape=(1,) * 9), ValueError, "larger than the maximum"),
     (dict(strides=(8, 8)), ValueError, "has 2 entries for rank 1"),
-    (dict(strides=(3,)), ValueError, "not a multiple of the item size"),
+    (dict(strides=(3,)), BufferError, "not a multiple of the 8-byte item size"),
     (dict(strides=[8]), TypeError, "must be a tuple"),
-    (dict(mask=object()), ValueError, "masked"),
+    (dict(mask=object()), BufferError, "masked arrays"),
 ]
 
 

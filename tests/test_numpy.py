@@ -231,13 +231,13 @@ def test_wrap_array_interface_objects():
         (dict(shape=(2,), typestr="<f16", data=(8, False)), TypeError, "not supported"),
         (dict(shape=(2,), typestr="<f8"), ValueError, "lacks"),
         (dict(shape=(2,), typestr="<f8", data=(0, False)), ValueError, "null pointer"),
-        (dict(shape=(2,), typestr="<f8", data=(8, False), strides=(3,)), ValueError, "not a multiple"),
+        (dict(shape=(2,), typestr="<f8", data=(8, False), strides=(3,)), BufferError, "not a multiple"),
         (dict(shape=(2,), typestr="<f8", data=(8, False), strides=(8, 8)), ValueError, "2 entries for rank 1"),
         (dict(shape=(-2,), typestr="<f8", data=(8, False)), ValueError, "negative"),
         (dict(shape=("a",), typestr="<f8", data=(8, False)), TypeError, "must be an int"),
         (dict(shape=(2,), typestr=5, data=(8, False)), TypeError, "typestr"),
         (dict(shape=(2,), typestr="<f8", data=8), TypeError, "pointer, read_only"),
-        (dict(shape=(2,), typestr="<f8", data=(8, False), mask=object()), ValueError, "masked"),
+        (dict(shape=(2,), typestr="<f8", data=(8, False), mask=object()), BufferError, "masked arrays"),
     ],
 )
 def test_bad_array_interface(ai, exc, match):

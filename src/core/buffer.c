@@ -9,6 +9,8 @@
  */
 #include "core.h"
 
+#include "exchange.h"
+
 #include <string.h>
 
 /* ---- export ---------------------------------------------------------------------- */
@@ -153,137 +155,19 @@ static kp_view *wrap_buffer(kp_state *st, PyObject *obj, int writable, PyObject 
   return v;
 }
 
-/* Reads a tuple of ints of length rank (or any length when rank < 0). */
-static int int_tuple(PyObject *t, Py_ssize_t *out, int *rank, const char *what, const char *where) {
-  if (!PyTuple_Check(t)) {
-    PyErr_Format(PyExc_TypeError, "%s: __array_interface__['%s'] must be a tuple", where, what);
-    return -1;
-  }
-  Py_ssize_t n = PyTuple_GET_SIZE(t);
-  if (*rank >= 0 && n != *rank) {
-    PyErr_Format(PyExc_ValueError, "%s: __array_interface__['%s'] has %zd entries for rank %d", where, what, n, *rank);
-    return -1;
-  }
-  if (n > KP_MAX_RANK) {
-    PyErr_Format(PyExc_ValueError, "%s: rank %zd is larger than the maximum %d", where, n, KP_MAX_RANK);
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    Py_ssize_t x = PyNumber_AsSsize_t(PyTuple_GET_ITEM(t, i), PyExc_OverflowError);
-    if (x == -1 && PyErr_Occurred()) {
-      if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s: __array_interface__['%s'][%zd] must be an int", where, what, i);
-      }
-      return -1;
-    }
-    out[i] = x;
-  }
-  *rank = (int)n;
-  return 0;
-}
-
-static kp_view *wrap_array_interface_dict(kp_state *st, PyObject *obj, PyObject *ai, int writable, PyObject *label,
-                                          int dynamic, const char *where);
-
 static kp_view *wrap_array_interface(kp_state *st, PyObject *obj, PyObject *ai, int writable, PyObject *label,
                                      int dynamic, const char *where) {
-  if (!PyDict_Check(ai)) {
-    PyErr_Format(PyExc_TypeError, "%s: __array_interface__ must be a dict", where);
-    return NULL;
-  }
-  /* Its values are read as borrowed references while __index__ of the
-   * extents runs Python code that could change the dict: read a copy. */
-  PyObject *copy = PyDict_Copy(ai);
-  if (!copy) return NULL;
-  kp_view *v = wrap_array_interface_dict(st, obj, copy, writable, label, dynamic, where);
-  Py_DECREF(copy);
-  return v;
-}
-
-static kp_view *wrap_array_interface_dict(kp_state *st, PyObject *obj, PyObject *ai, int writable, PyObject *label,
-                                          int dynamic, const char *where) {
-  PyObject *shape_o = PyDict_GetItemString(ai, "shape"), *typestr_o = PyDict_GetItemString(ai, "typestr"),
-           *data_o = PyDict_GetItemString(ai, "data"), *strides_o = PyDict_GetItemString(ai, "strides"),
-           *mask_o = PyDict_GetItemString(ai, "mask");
-  if (!shape_o || !typestr_o || !data_o) {
-    PyErr_Format(PyExc_ValueError, "%s: __array_interface__ lacks 'shape', 'typestr' or 'data'", where);
-    return NULL;
-  }
-  if (mask_o && mask_o != Py_None) {
-    PyErr_Format(PyExc_ValueError, "%s: masked arrays cannot become Views", where);
-    return NULL;
-  }
-  if (!PyUnicode_Check(typestr_o)) {
-    PyErr_Format(PyExc_TypeError, "%s: __array_interface__['typestr'] must be a str", where);
-    return NULL;
-  }
-  const char *ts = PyUnicode_AsUTF8(typestr_o);
-  if (!ts) return NULL;
-  int dtype = kp_dtype_from_typestr(ts);
-  if (dtype < 0) {
-    PyErr_Format(PyExc_TypeError, "%s: typestr %R is not supported by Kokkos Views", where, typestr_o);
-    return NULL;
-  }
-  int rank = -1;
-  Py_ssize_t shape[KP_MAX_RANK], strides[KP_MAX_RANK], bstrides[KP_MAX_RANK];
-  if (int_tuple(shape_o, shape, &rank, "shape", where) < 0) return NULL;
-  if (dynamic && rank > KP_MAX_RANK - 1) {
-    PyErr_Format(PyExc_ValueError, "%s: rank %d is larger than the maximum %d of a DynRankView", where, rank,
-                 KP_MAX_RANK - 1);
-    return NULL;
-  }
-  for (int r = 0; r < rank; ++r)
-    if (shape[r] < 0) {
-      PyErr_Format(PyExc_ValueError, "%s: __array_interface__['shape'][%d] is negative", where, r);
-      return NULL;
-    }
-  /* Before any strides are computed from the extents: they must not overflow. */
-  size_t bytes;
-  if (kp_checked_bytes(rank, shape, kp_dtypes[dtype].itemsize, &bytes, where) < 0) return NULL;
-  if (!PyTuple_Check(data_o) || PyTuple_GET_SIZE(data_o) != 2) {
-    PyErr_Format(PyExc_TypeError, "%s: __array_interface__['data'] must be a (pointer, read_only) tuple", where);
-    return NULL;
-  }
-  PyObject *addr = PyTuple_GET_ITEM(data_o, 0);
-  if (!PyLong_Check(addr)) {
-    PyErr_Format(PyExc_TypeError, "%s: __array_interface__['data'][0] must be an int address, got %.100s", where,
-                 Py_TYPE(addr)->tp_name);
-    return NULL;
-  }
-  int negative_overflow = 0;
-  long long signed_addr = PyLong_AsLongLongAndOverflow(addr, &negative_overflow);
-  void *ptr = (negative_overflow < 0 || (negative_overflow == 0 && signed_addr < 0)) ? NULL : PyLong_AsVoidPtr(addr);
-  if (!ptr && !PyErr_Occurred() && (negative_overflow < 0 || signed_addr < 0))
-    PyErr_SetString(PyExc_OverflowError, "negative address");
-  if (!ptr && PyErr_Occurred()) {
-    if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
-      PyErr_Clear();
-      PyErr_Format(PyExc_OverflowError, "%s: __array_interface__['data'][0] = %R is not an address", where, addr);
-    }
-    return NULL;
-  }
-  int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data_o, 1));
-  if (readonly < 0) return NULL;
-  if (writable && readonly) {
+  kp_interface_ctx ctx = {where, "__array_interface__", dynamic ? KP_MAX_RANK - 1 : KP_MAX_RANK, 0};
+  kp_interface in;
+  if (kp_interface_read(ai, &ctx, &in) < 0) return NULL;
+  if (writable && in.readonly) {
     PyErr_Format(PyExc_BufferError, "%s: the array is read-only, but a writable View was asked for", where);
     return NULL;
   }
-  Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
-  if (strides_o && strides_o != Py_None) {
-    if (int_tuple(strides_o, bstrides, &rank, "strides", where) < 0) return NULL;
-    if (bytes_to_elements(bstrides, rank, itemsize, strides, where) < 0) return NULL;
-  } else {
-    kp_contiguous_strides(rank, shape, KP_LAYOUT_RIGHT, strides);
-  }
-  if (!ptr && bytes > 0) {
-    PyErr_Format(PyExc_ValueError, "%s: __array_interface__['data'] is a null pointer", where);
-    return NULL;
-  }
-  kp_owner *owner = kp_owner_from_pyobject(st, KP_SPACE_HOST, ptr, obj, NULL);
+  kp_owner *owner = kp_owner_from_pyobject(st, KP_SPACE_HOST, in.data, obj, NULL);
   if (!owner) return NULL;
-  kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, ptr, rank, shape, strides,
-                            dtype, KP_SPACE_HOST, KP_TRAIT_UNMANAGED, readonly, label);
+  kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, in.data, in.rank, in.shape,
+                            in.strides, in.dtype, KP_SPACE_HOST, KP_TRAIT_UNMANAGED, in.readonly, label);
   Py_DECREF(owner);
   return v;
 }

@@ -102,148 +102,15 @@ done:
 
 /* ---- import ------------------------------------------------------------------------- */
 
-/* A required or optional entry of the interface dict (borrowed; NULL with
- * no error when optional and absent). */
-static PyObject *cai_item(PyObject *d, const char *key, int required, const char *where) {
-  PyObject *item = PyDict_GetItemString(d, key); /* borrowed, never raises */
-  if (!item && required) PyErr_Format(PyExc_ValueError, "%s: __cuda_array_interface__ has no '%s' entry", where, key);
-  return item;
-}
-
 kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const char *where) {
   PyObject *d = PyObject_GetAttrString(obj, "__cuda_array_interface__");
   if (!d) return NULL;
   kp_view *res = NULL;
-  PyObject *shape_seq = NULL, *strides_seq = NULL;
-  if (!PyDict_Check(d)) {
-    PyErr_Format(PyExc_TypeError, "%s: %.100s.__cuda_array_interface__ must be a dict, got %.100s", where,
-                 Py_TYPE(obj)->tp_name, Py_TYPE(d)->tp_name);
-    goto done;
-  }
-  PyObject *version = cai_item(d, "version", 1, where);
-  PyObject *shape = cai_item(d, "shape", 1, where);
-  PyObject *typestr = cai_item(d, "typestr", 1, where);
-  PyObject *data = cai_item(d, "data", 1, where);
-  if (!version || !shape || !typestr || !data) goto done;
-  PyObject *strides = cai_item(d, "strides", 0, where);
-  PyObject *mask = cai_item(d, "mask", 0, where);
-  PyObject *stream = cai_item(d, "stream", 0, where);
-
-  if (!PyLong_Check(version)) {
-    PyErr_Format(PyExc_TypeError, "%s: __cuda_array_interface__['version'] must be an int, got %.100s", where,
-                 Py_TYPE(version)->tp_name);
-    goto done;
-  }
-  if (mask && mask != Py_None) {
-    PyErr_Format(PyExc_BufferError,
-                 "%s: masked CUDA arrays (a 'mask' in __cuda_array_interface__) cannot be Views; fill "
-                 "the masked elements first",
-                 where);
-    goto done;
-  }
-  if (!PyUnicode_Check(typestr)) {
-    PyErr_Format(PyExc_TypeError, "%s: __cuda_array_interface__['typestr'] must be a str, got %.100s", where,
-                 Py_TYPE(typestr)->tp_name);
-    goto done;
-  }
-  const char *ts = PyUnicode_AsUTF8(typestr);
-  if (!ts) goto done;
-  int dtype = kp_dtype_from_typestr(ts);
-  if (dtype < 0) {
-    PyErr_Format(PyExc_BufferError,
-                 "%s: element type %R has no Kokkos View dtype (supported: bool, int8..int64, "
-                 "uint8..uint64, float16, float32, float64, complex64, complex128, little-endian)",
-                 where, typestr);
-    goto done;
-  }
-  Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
-
-  shape_seq = PySequence_Fast(shape, "");
-  if (!shape_seq) {
-    PyErr_Format(PyExc_TypeError, "%s: __cuda_array_interface__['shape'] must be a tuple of ints, got %.100s", where,
-                 Py_TYPE(shape)->tp_name);
-    goto done;
-  }
-  Py_ssize_t rank = PySequence_Fast_GET_SIZE(shape_seq);
-  if (rank > KP_MAX_RANK) {
-    PyErr_Format(PyExc_BufferError, "%s: a rank-%zd array exceeds Kokkos' maximum View rank %d", where, rank,
-                 KP_MAX_RANK);
-    goto done;
-  }
-  Py_ssize_t ext[KP_MAX_RANK], str[KP_MAX_RANK];
-  for (Py_ssize_t r = 0; r < rank; ++r) {
-    ext[r] = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(shape_seq, r));
-    if (ext[r] == -1 && PyErr_Occurred()) goto done;
-    if (ext[r] < 0) {
-      PyErr_Format(PyExc_ValueError, "%s: __cuda_array_interface__['shape'][%zd] is %zd", where, r, ext[r]);
-      goto done;
-    }
-  }
-  if (!strides || strides == Py_None) {
-    kp_contiguous_strides((int)rank, ext, KP_LAYOUT_RIGHT, str);
-  } else {
-    strides_seq = PySequence_Fast(strides, "");
-    if (!strides_seq) {
-      PyErr_Format(PyExc_TypeError,
-                   "%s: __cuda_array_interface__['strides'] must be None or a tuple of ints, got %.100s", where,
-                   Py_TYPE(strides)->tp_name);
-      goto done;
-    }
-    if (PySequence_Fast_GET_SIZE(strides_seq) != rank) {
-      PyErr_Format(PyExc_ValueError, "%s: __cuda_array_interface__ has %zd strides for a rank-%zd shape", where,
-                   PySequence_Fast_GET_SIZE(strides_seq), rank);
-      goto done;
-    }
-    for (Py_ssize_t r = 0; r < rank; ++r) {
-      Py_ssize_t b = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(strides_seq, r));
-      if (b == -1 && PyErr_Occurred()) goto done;
-      if (b % itemsize != 0) {
-        PyErr_Format(PyExc_BufferError,
-                     "%s: byte stride %zd (dimension %zd) is not a multiple of the %zd-byte element "
-                     "size; Kokkos View strides count elements (copy the array into a contiguous one first)",
-                     where, b, r, itemsize);
-        goto done;
-      }
-      str[r] = b / itemsize;
-    }
-  }
-
-  if (!PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2 || !PyLong_Check(PyTuple_GET_ITEM(data, 0))) {
-    PyErr_Format(PyExc_TypeError, "%s: __cuda_array_interface__['data'] must be a tuple (address, read_only), got %R",
-                 where, data);
-    goto done;
-  }
-  void *ptr = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0));
-  if (!ptr && PyErr_Occurred()) goto done;
-  int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
-  if (readonly < 0) goto done;
-
-  long long stream_value = 0;
-  int has_stream = stream && stream != Py_None;
-  if (has_stream) {
-    if (!PyLong_Check(stream) || PyBool_Check(stream)) {
-      PyErr_Format(PyExc_TypeError, "%s: __cuda_array_interface__['stream'] must be an int or None, got %.100s", where,
-                   Py_TYPE(stream)->tp_name);
-      goto done;
-    }
-    stream_value = PyLong_AsLongLong(stream);
-    if (stream_value == -1 && PyErr_Occurred()) goto done;
-    if (stream_value == 0) {
-      PyErr_Format(PyExc_ValueError,
-                   "%s: __cuda_array_interface__['stream'] is 0, which the interface forbids (1 is the "
-                   "legacy default stream, 2 the per-thread default stream)",
-                   where);
-      goto done;
-    }
-  }
-
-  size_t bytes;
-  if (kp_checked_bytes((int)rank, ext, itemsize, &bytes, where) < 0) goto done;
-  if (kp_check_span((int)rank, ext, str, itemsize, where) < 0) goto done;
-  if (bytes > 0 && !ptr) {
-    PyErr_Format(PyExc_BufferError, "%s: __cuda_array_interface__ describes %zu bytes at address 0", where, bytes);
-    goto done;
-  }
+  kp_interface_ctx ctx = {where, "__cuda_array_interface__", KP_MAX_RANK, 1};
+  kp_interface in;
+  if (kp_interface_read(d, &ctx, &in) < 0) goto done;
+  void *ptr = in.data;
+  Py_ssize_t itemsize = kp_dtypes[in.dtype].itemsize;
 
   /* Which CUDA memory this is: the runtime knows (device, managed, pinned). */
   if (!kp_bridge_space_available(KP_SPACE_CUDA)) {
@@ -273,7 +140,7 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
       goto done;
     }
     size_t align = (size_t)(itemsize > 8 ? 8 : itemsize);
-    if (bytes > 0 && ((uintptr_t)ptr) % align) {
+    if (in.bytes > 0 && ((uintptr_t)ptr) % align) {
       PyErr_Format(PyExc_BufferError,
                    "%s: address %p is not aligned to the %zd-byte elements; Kokkos Views need aligned "
                    "data",
@@ -281,15 +148,13 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
       goto done;
     }
   }
-  if (has_stream && kp_order_import(space, (uintptr_t)stream_value, where) < 0) goto done;
+  if (in.has_stream && kp_order_import(space, (uintptr_t)in.stream, where) < 0) goto done;
   kp_owner *owner = kp_owner_from_pyobject(st, space, ptr, obj, NULL);
   if (!owner) goto done;
-  res = kp_view_wrap(st, st->view_type, owner, (char *)ptr, (int)rank, ext, str, dtype, space, KP_TRAIT_UNMANAGED,
-                     readonly, label);
+  res = kp_view_wrap(st, st->view_type, owner, (char *)ptr, in.rank, in.shape, in.strides, in.dtype, space,
+                     KP_TRAIT_UNMANAGED, in.readonly, label);
   Py_DECREF(owner);
 done:
-  Py_XDECREF(shape_seq);
-  Py_XDECREF(strides_seq);
   Py_DECREF(d);
   return res;
 }

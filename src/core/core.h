@@ -232,6 +232,10 @@ int kp_view_is_f_contiguous(const kp_view *v);
 int kp_layout_of(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides);
 /* Overflow-checked product of extents, times itemsize; -1 with exception. */
 int kp_checked_bytes(int rank, const Py_ssize_t *shape, Py_ssize_t itemsize, size_t *out, const char *where);
+/* 0 if the elements of an array with these extents and element strides
+ * span at most PY_SSIZE_T_MAX bytes (so offset arithmetic cannot overflow;
+ * foreign strides may lie); else BufferError naming where, -1. */
+int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize, const char *where);
 /* Contiguous element strides for a layout. */
 void kp_contiguous_strides(int rank, const Py_ssize_t *shape, int layout, Py_ssize_t *strides);
 

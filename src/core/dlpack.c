@@ -228,30 +228,6 @@ kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *
   return dst;
 }
 
-int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize,
-                  const char *where) {
-  size_t span = (size_t)itemsize; /* bytes from the lowest to the highest element, inclusive */
-  for (int r = 0; r < rank; ++r)
-    if (shape[r] == 0) return 0;
-  for (int r = 0; r < rank; ++r) {
-    size_t n = (size_t)(shape[r] - 1);
-    size_t s = strides[r] < 0 ? (size_t)0 - (size_t)strides[r] : (size_t)strides[r];
-    size_t step;
-    if (s != 0 && n > (size_t)PY_SSIZE_T_MAX / s) goto too_far;
-    step = n * s;
-    if (step > (size_t)PY_SSIZE_T_MAX / (size_t)itemsize) goto too_far;
-    step *= (size_t)itemsize;
-    if (span > (size_t)PY_SSIZE_T_MAX - step) goto too_far;
-    span += step;
-  }
-  return 0;
-too_far:
-  PyErr_Format(PyExc_BufferError,
-               "%s: the tensor's strides would span more than %zd bytes; they cannot describe memory", where,
-               PY_SSIZE_T_MAX);
-  return -1;
-}
-
 /* ---- interned names ------------------------------------------------------------------- */
 
 /* Immutable str and tuple constants, created once at module exec and shared

@@ -1,8 +1,9 @@
 /* exchange.h: declarations shared by the zero-copy exchange files of the
- * core: dlpack.c (DLPack both ways, the DLPack C exchange table) and cai.c
- * (__cuda_array_interface__ both ways). Nothing else includes it; the rest
- * of the core reaches them through kp_dlpack_add and kp_view_from_exchange
- * (core.h). */
+ * core: buffer.c (the buffer protocol and __array_interface__), interface.c
+ * (the one reader of the array-interface dictionaries), cai.c
+ * (__cuda_array_interface__ both ways) and dlpack.c (DLPack both ways, the
+ * DLPack C exchange table). Only they include it; the rest of the core
+ * reaches them through kp_dlpack_add and kp_view_from_exchange (core.h). */
 #ifndef KOKKOS_PYTHON_EXCHANGE_H
 #define KOKKOS_PYTHON_EXCHANGE_H
 
@@ -45,9 +46,32 @@ kp_view *kp_view_from_dlpack(kp_state *st, PyObject *obj, PyObject *label, const
  * when NULL); NULL with an exception. */
 kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *label, const char *where);
 
-/* 0 if the elements of an array with these extents and element strides
- * span at most PY_SSIZE_T_MAX bytes; else BufferError naming where, -1. */
-int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize, const char *where);
+/* ---- interface dicts (interface.c) -------------------------------------------- */
+
+/* What kp_interface_read is reading, for its messages and limits. */
+typedef struct kp_interface_ctx {
+  const char *where; /* the entry point: "kokkos.asarray()" */
+  const char *name;  /* "__array_interface__" or "__cuda_array_interface__" */
+  int max_rank;      /* KP_MAX_RANK, one less for a DynRankView */
+  int cuda;          /* 1: version is required and stream is read */
+} kp_interface_ctx;
+
+/* An interface dict, read and checked. */
+typedef struct kp_interface {
+  int dtype;
+  int rank;
+  Py_ssize_t shape[KP_MAX_RANK];
+  Py_ssize_t strides[KP_MAX_RANK]; /* in elements */
+  void *data;
+  int readonly;
+  size_t bytes; /* size * itemsize */
+  int has_stream;
+  long long stream; /* when has_stream: never 0 */
+} kp_interface;
+
+/* Reads an interface dict into out; -1 with the exception interface.c's
+ * policy names (TypeError, ValueError, OverflowError, BufferError). */
+int kp_interface_read(PyObject *dict, const kp_interface_ctx *ctx, kp_interface *out);
 
 /* Orders imported device memory after its producer's stream (a protocol
  * integer): Kokkos' stream waits for it through an event, and the host

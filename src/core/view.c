@@ -97,40 +97,35 @@ int kp_checked_bytes(int rank, const Py_ssize_t *shape, Py_ssize_t itemsize, siz
   return 0;
 }
 
-/* 0 if the elements of (shape, strides) lie within PY_SSIZE_T_MAX bytes of
- * each other, so offset arithmetic cannot overflow; -1 with ValueError. The
- * strides of foreign memory (DLPack, the C API) may lie. */
-static int check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize) {
-  Py_ssize_t span = itemsize, reach;
-  for (int r = 0; r < rank; ++r) {
+int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize,
+                  const char *where) {
+  size_t span = (size_t)itemsize; /* bytes from the lowest to the highest element, inclusive */
+  for (int r = 0; r < rank; ++r)
     if (shape[r] == 0) return 0;
-    if (shape[r] == 1) continue;
-    if (strides[r] == PY_SSIZE_T_MIN) goto overflow;
-    Py_ssize_t s = strides[r] < 0 ? -strides[r] : strides[r];
-#if defined(__GNUC__)
-    if (__builtin_mul_overflow(s, shape[r] - 1, &reach) || __builtin_mul_overflow(reach, itemsize, &reach) ||
-        __builtin_add_overflow(span, reach, &span))
-      goto overflow;
-#else
-    if (s > 0 && (shape[r] - 1 > PY_SSIZE_T_MAX / s || (shape[r] - 1) * s > (PY_SSIZE_T_MAX - span) / itemsize))
-      goto overflow;
-    reach = (shape[r] - 1) * s * itemsize;
-    span += reach;
-#endif
+  for (int r = 0; r < rank; ++r) {
+    size_t n = (size_t)(shape[r] - 1);
+    size_t s = strides[r] < 0 ? (size_t)0 - (size_t)strides[r] : (size_t)strides[r];
+    size_t step;
+    if (s != 0 && n > (size_t)PY_SSIZE_T_MAX / s) goto too_far;
+    step = n * s;
+    if (step > (size_t)PY_SSIZE_T_MAX / (size_t)itemsize) goto too_far;
+    step *= (size_t)itemsize;
+    if (span > (size_t)PY_SSIZE_T_MAX - step) goto too_far;
+    span += step;
   }
   return 0;
-overflow:
-  PyErr_Format(PyExc_ValueError,
-               "kokkos: a View with these extents and strides would span more than %zd bytes; the strides "
-               "do not describe memory (check the producer of this array)",
-               PY_SSIZE_T_MAX);
+too_far:
+  PyErr_Format(PyExc_BufferError,
+               "%s: these extents and strides would span more than %zd bytes; they cannot describe memory "
+               "(check the producer of this array)",
+               where, PY_SSIZE_T_MAX);
   return -1;
 }
 
 kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank, const Py_ssize_t *shape,
                       const Py_ssize_t *strides, int dtype, int space, unsigned traits, int readonly, PyObject *label) {
   Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
-  if (check_span(rank, shape, strides, itemsize) < 0) return NULL;
+  if (kp_check_span(rank, shape, strides, itemsize, "kokkos") < 0) return NULL;
   if (!type) type = st->view_type;
   /* A Python subclass (class MyView(kokkos.View)) may add a __dict__ and
    * weak-reference slots after the struct: its generic allocation zeroes

@@ -1,0 +1,195 @@
+/* interface.c: the one reader of the interface dicts, __array_interface__
+ * (version 3) and __cuda_array_interface__ (versions 0 to 3): shape,
+ * typestr, data, strides, mask, version and, for CUDA, stream.
+ *
+ * One exception policy for both (buffer.c and cai.c use it; the DLPack
+ * import follows it too):
+ *   TypeError    an entry of the wrong Python type, or an element type no
+ *                View has (as for the buffer protocol's formats);
+ *   ValueError   a malformed description: a missing entry, a negative
+ *                extent, counts that disagree, a rank above Kokkos' 8, a
+ *                null address for a non-empty array, stream 0;
+ *   OverflowError an address that does not fit a pointer;
+ *   BufferError  memory a View cannot describe: a mask, byte strides that
+ *                are not a multiple of the element size, elements spanning
+ *                more than PY_SSIZE_T_MAX bytes.
+ */
+#include "core.h"
+
+#include "exchange.h"
+
+/* An entry of the dict (borrowed; NULL without an error when absent). The
+ * caller reads a private copy of the dict, so Python code run meanwhile
+ * (__index__ of an extent) cannot free the entries. */
+static PyObject *entry(PyObject *dict, const char *key) { return PyDict_GetItemString(dict, key); }
+
+/* Reads a tuple of ints; *rank < 0 accepts any length (then sets it). */
+static int read_ints(PyObject *t, const kp_interface_ctx *c, const char *key, Py_ssize_t *out, int *rank) {
+  if (!PyTuple_Check(t)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s['%s'] must be a tuple of ints, got %.100s", c->where, c->name, key,
+                 Py_TYPE(t)->tp_name);
+    return -1;
+  }
+  Py_ssize_t n = PyTuple_GET_SIZE(t);
+  if (*rank >= 0 && n != *rank) {
+    PyErr_Format(PyExc_ValueError, "%s: %s['%s'] has %zd entries for rank %d", c->where, c->name, key, n, *rank);
+    return -1;
+  }
+  if (n > c->max_rank) {
+    PyErr_Format(PyExc_ValueError, "%s: rank %zd is larger than the maximum %d", c->where, n, c->max_rank);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *item = PyTuple_GET_ITEM(t, i);
+    if (!PyIndex_Check(item)) {
+      PyErr_Format(PyExc_TypeError, "%s: %s['%s'][%zd] must be an int, got %.100s", c->where, c->name, key, i,
+                   Py_TYPE(item)->tp_name);
+      return -1;
+    }
+    Py_ssize_t x = PyNumber_AsSsize_t(item, PyExc_OverflowError);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    out[i] = x;
+  }
+  *rank = (int)n;
+  return 0;
+}
+
+/* data = (address, read_only) */
+static int read_data(PyObject *data, const kp_interface_ctx *c, kp_interface *out) {
+  if (!PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2) {
+    PyErr_Format(PyExc_TypeError, "%s: %s['data'] must be a (pointer, read_only) tuple, got %R", c->where, c->name,
+                 data);
+    return -1;
+  }
+  PyObject *addr = PyTuple_GET_ITEM(data, 0);
+  if (!PyLong_Check(addr)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s['data'][0] must be an int address, got %.100s", c->where, c->name,
+                 Py_TYPE(addr)->tp_name);
+    return -1;
+  }
+  int overflow = 0;
+  long long value = PyLong_AsLongLongAndOverflow(addr, &overflow);
+  if (value == -1 && !overflow && PyErr_Occurred()) return -1;
+  int negative = overflow < 0 || (overflow == 0 && value < 0);
+  out->data = negative ? NULL : PyLong_AsVoidPtr(addr);
+  if (negative || (!out->data && PyErr_Occurred())) {
+    if (!negative && !PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+    PyErr_Clear();
+    PyErr_Format(PyExc_OverflowError, "%s: %s['data'][0] = %R is not an address", c->where, c->name, addr);
+    return -1;
+  }
+  out->readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
+  return out->readonly < 0 ? -1 : 0;
+}
+
+/* stream: None, or an int other than 0 (CUDA only). */
+static int read_stream(PyObject *stream, const kp_interface_ctx *c, kp_interface *out) {
+  out->has_stream = stream && stream != Py_None;
+  if (!out->has_stream) return 0;
+  if (!PyLong_Check(stream) || PyBool_Check(stream)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s['stream'] must be an int or None, got %.100s", c->where, c->name,
+                 Py_TYPE(stream)->tp_name);
+    return -1;
+  }
+  out->stream = PyLong_AsLongLong(stream);
+  if (out->stream == -1 && PyErr_Occurred()) return -1;
+  if (out->stream == 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s: %s['stream'] is 0, which the interface forbids (1 is the legacy default stream, 2 the "
+                 "per-thread default stream)",
+                 c->where, c->name);
+    return -1;
+  }
+  return 0;
+}
+
+static int read_copy(PyObject *d, const kp_interface_ctx *c, kp_interface *out) {
+  static const char *const required[] = {"shape", "typestr", "data"};
+  for (int i = 0; i < 3; ++i)
+    if (!entry(d, required[i])) {
+      PyErr_Format(PyExc_ValueError, "%s: %s lacks its '%s' entry (shape, typestr and data are required)", c->where,
+                   c->name, required[i]);
+      return -1;
+    }
+  PyObject *version = entry(d, "version");
+  if (c->cuda && !version) {
+    PyErr_Format(PyExc_ValueError, "%s: %s lacks its 'version' entry", c->where, c->name);
+    return -1;
+  }
+  if (version && !PyLong_Check(version)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s['version'] must be an int, got %.100s", c->where, c->name,
+                 Py_TYPE(version)->tp_name);
+    return -1;
+  }
+  PyObject *mask = entry(d, "mask");
+  if (mask && mask != Py_None) {
+    PyErr_Format(PyExc_BufferError,
+                 "%s: masked arrays (a 'mask' in %s) cannot be Views; fill the masked elements first", c->where,
+                 c->name);
+    return -1;
+  }
+  PyObject *typestr = entry(d, "typestr");
+  if (!PyUnicode_Check(typestr)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s['typestr'] must be a str, got %.100s", c->where, c->name,
+                 Py_TYPE(typestr)->tp_name);
+    return -1;
+  }
+  const char *ts = PyUnicode_AsUTF8(typestr);
+  if (!ts) return -1;
+  out->dtype = kp_dtype_from_typestr(ts);
+  if (out->dtype < 0) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: element type %R (%s['typestr']) is not supported by Kokkos Views (supported: bool, "
+                 "int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128, native byte order)",
+                 c->where, typestr, c->name);
+    return -1;
+  }
+  Py_ssize_t itemsize = kp_dtypes[out->dtype].itemsize;
+  out->rank = -1;
+  if (read_ints(entry(d, "shape"), c, "shape", out->shape, &out->rank) < 0) return -1;
+  for (int r = 0; r < out->rank; ++r)
+    if (out->shape[r] < 0) {
+      PyErr_Format(PyExc_ValueError, "%s: %s['shape'][%d] is %zd; extents cannot be negative", c->where, c->name, r,
+                   out->shape[r]);
+      return -1;
+    }
+  /* Before any strides are computed from the extents: they must not overflow. */
+  if (kp_checked_bytes(out->rank, out->shape, itemsize, &out->bytes, c->where) < 0) return -1;
+  PyObject *strides = entry(d, "strides");
+  if (strides && strides != Py_None) {
+    Py_ssize_t bytes[KP_MAX_RANK];
+    if (read_ints(strides, c, "strides", bytes, &out->rank) < 0) return -1;
+    for (int r = 0; r < out->rank; ++r) {
+      if (bytes[r] % itemsize != 0) {
+        PyErr_Format(PyExc_BufferError,
+                     "%s: byte stride %zd (dimension %d) is not a multiple of the %zd-byte item size; Kokkos View "
+                     "strides count elements (copy the data into a contiguous array first)",
+                     c->where, bytes[r], r, itemsize);
+        return -1;
+      }
+      out->strides[r] = bytes[r] / itemsize;
+    }
+  } else {
+    kp_contiguous_strides(out->rank, out->shape, KP_LAYOUT_RIGHT, out->strides);
+  }
+  if (read_data(entry(d, "data"), c, out) < 0) return -1;
+  if (!out->data && out->bytes > 0) {
+    PyErr_Format(PyExc_ValueError, "%s: %s['data'] is a null pointer for %zu bytes", c->where, c->name, out->bytes);
+    return -1;
+  }
+  if (kp_check_span(out->rank, out->shape, out->strides, itemsize, c->where) < 0) return -1;
+  out->has_stream = 0;
+  return c->cuda ? read_stream(entry(d, "stream"), c, out) : 0;
+}
+
+int kp_interface_read(PyObject *dict, const kp_interface_ctx *c, kp_interface *out) {
+  if (!PyDict_Check(dict)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s must be a dict, got %.100s", c->where, c->name, Py_TYPE(dict)->tp_name);
+    return -1;
+  }
+  PyObject *copy = PyDict_Copy(dict);
+  if (!copy) return -1;
+  int rc = read_copy(copy, c, out);
+  Py_DECREF(copy);
+  return rc;
+}
