@@ -176,7 +176,7 @@ kp_view *kp_view_from_buffer_object(kp_state *st, PyObject *obj, int writable, P
   static const char *where = "kokkos.array()";
   if (PyObject_CheckBuffer(obj)) return wrap_buffer(st, obj, writable, label, dynamic, where);
   PyObject *ai = NULL;
-  if (PyObject_GetOptionalAttrString_compat(obj, "__array_interface__", &ai) < 0) return NULL;
+  if (kp_get_optional_attr_string(obj, "__array_interface__", &ai) < 0) return NULL;
   if (ai) {
     kp_view *v = wrap_array_interface(st, obj, ai, writable, label, dynamic, where);
     Py_DECREF(ai);

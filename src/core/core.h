@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "bridge.h"
+#include "compat.h"
 
 /* ---- dtypes ---------------------------------------------------------------- */
 
@@ -281,18 +282,6 @@ PyObject *kp_view_array_interface(kp_view *self, void *closure);
 kp_view *kp_view_from_buffer_object(kp_state *st, PyObject *obj, int writable, PyObject *label, int dynamic);
 
 PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
-
-/* Looks up an optional attribute: 1 and a new reference in *out if present,
- * 0 and *out = NULL if absent (AttributeError), -1 on other errors. */
-static inline int PyObject_GetOptionalAttrString_compat(PyObject *obj, const char *name, PyObject **out) {
-  *out = PyObject_GetAttrString(obj, name);
-  if (*out) return 1;
-  if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-    PyErr_Clear();
-    return 0;
-  }
-  return -1;
-}
 
 /* ---- C API (capi.c) ------------------------------------------------------------------ */
 

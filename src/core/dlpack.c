@@ -34,14 +34,6 @@
 
 /* ---- shared helpers ---------------------------------------------------------------- */
 
-int kp_interpreter_finalizing(void) {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing();
-#else
-  return _Py_IsFinalizing();
-#endif
-}
-
 int kp_intern_names(const char *const *names, int count, PyObject **out) {
   if (out[count - 1]) return 0;
   for (int i = 0; i < count; ++i) {
@@ -243,23 +235,6 @@ static PyObject *kp_kw_stream_max_version; /* ("stream", "max_version") */
 static PyObject *kp_kw_stream;             /* ("stream",) */
 static PyObject *kp_kw_host_copy;          /* ("max_version", "dl_device", "copy") */
 
-/* The attribute name looked up on type (borrowed result, or NULL; never an
- * exception): data descriptors and class attributes, as the protocols put
- * them on the type. */
-static PyObject *type_lookup(PyTypeObject *type, PyObject *name) {
-#if PY_VERSION_HEX >= 0x030D0000
-  PyObject *res = NULL;
-  if (PyObject_GetOptionalAttr((PyObject *)type, name, &res) < 0) {
-    PyErr_Clear();
-    return NULL;
-  }
-  Py_XDECREF(res); /* type attributes live as long as the type */
-  return res;
-#else
-  return _PyType_Lookup(type, name);
-#endif
-}
-
 /* ---- export ---------------------------------------------------------------------------- */
 
 typedef struct kp_dl_export {
@@ -277,7 +252,7 @@ typedef struct kp_dl_export {
 static void export_release(kp_dl_export *e) {
   if (!e) return;
   /* At shutdown the Allocation may be gone already: leak the block. */
-  if (!Py_IsInitialized() || kp_interpreter_finalizing()) return;
+  if (!Py_IsInitialized() || kp_is_finalizing()) return;
   int held = PyGILState_Check();
   PyGILState_STATE g = PyGILState_UNLOCKED;
   if (!held) g = PyGILState_Ensure();
@@ -536,10 +511,9 @@ static void managed_release_legacy(void *ctx) {
 /* Calls release(ctx) with the pending exception set aside: a producer's
  * deleter may run Python code, which must not see it. */
 static void release_keeping_error(void (*release)(void *), void *ctx) {
-  PyObject *type, *value, *tb;
-  PyErr_Fetch(&type, &value, &tb);
+  PyObject *exc = kp_fetch_exception();
   release(ctx);
-  PyErr_Restore(type, value, tb);
+  kp_restore_exception(exc);
 }
 
 static void release_versioned_keeping_error(kp_dl_managed_tensor_versioned *m) {
@@ -715,7 +689,7 @@ static kp_view *view_from_capsule(kp_state *st, PyObject *cap, PyObject *label, 
 /* The producer's C exchange table of a major version this project reads,
  * from obj's type (static for the process, per DLPack), or NULL. */
 static const kp_dl_exchange_api *exchange_api_of(PyTypeObject *type) {
-  PyObject *attr = type_lookup(type, kp_str_exchange_api);
+  PyObject *attr = kp_type_lookup(type, kp_str_exchange_api);
   if (!attr || !PyCapsule_IsValid(attr, KP_DL_CAPSULE_EXCHANGE_API)) return NULL;
   const kp_dl_exchange_api_header *h =
       (const kp_dl_exchange_api_header *)PyCapsule_GetPointer(attr, KP_DL_CAPSULE_EXCHANGE_API);
@@ -834,7 +808,7 @@ static kp_view *view_from_dlpack_any(kp_state *st, PyObject *obj, PyObject *labe
     const kp_dl_exchange_api *api = exchange_api_of(Py_TYPE(obj));
     if (api) return view_from_exchange_api(st, api, obj, label, where);
   }
-  if (!type_lookup(Py_TYPE(obj), kp_str_dlpack)) {
+  if (!kp_type_lookup(Py_TYPE(obj), kp_str_dlpack)) {
     PyErr_Format(PyExc_TypeError,
                  "%s: %.100s does not support DLPack (it has no __dlpack__ method); pass a NumPy, "
                  "PyTorch, CuPy or JAX array, a kokkos.View, or a DLPack capsule",
@@ -919,31 +893,24 @@ static PyObject *py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssiz
 kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label) {
   const char *where = "kokkos.asarray()";
   if (PyObject_TypeCheck(obj, st->view_type)) return (kp_view *)Py_NewRef(obj);
-  if (PyCapsule_CheckExact(obj) || type_lookup(Py_TYPE(obj), kp_str_dlpack)) {
+  if (PyCapsule_CheckExact(obj) || kp_type_lookup(Py_TYPE(obj), kp_str_dlpack)) {
     kp_view *v = kp_view_from_dlpack(st, obj, label, where);
     /* A producer that cannot describe this array with DLPack (NumPy's
      * unaligned or byte-strided arrays) may still offer a buffer. */
     if (v || !PyErr_ExceptionMatches(PyExc_BufferError) || !PyObject_CheckBuffer(obj)) return v;
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
+    PyObject *exc = kp_fetch_exception();
     v = kp_view_from_buffer_object(st, obj, 0, label, 0);
     if (v) {
-      Py_XDECREF(type);
-      Py_XDECREF(value);
-      Py_XDECREF(tb);
+      Py_XDECREF(exc);
       return v;
     }
     /* Neither way works: DLPack's reason is the one to report. */
     PyErr_Clear();
-    PyErr_Restore(type, value, tb);
+    kp_restore_exception(exc);
     return NULL;
   }
   PyObject *cai = NULL;
-#if PY_VERSION_HEX >= 0x030D0000
-  if (PyObject_GetOptionalAttr(obj, kp_str_cai, &cai) < 0) return NULL;
-#else
-  if (_PyObject_LookupAttr(obj, kp_str_cai, &cai) < 0) return NULL;
-#endif
+  if (kp_get_optional_attr(obj, kp_str_cai, &cai) < 0) return NULL;
   if (cai) {
     Py_DECREF(cai);
     return kp_view_from_cai(st, obj, label, where);
@@ -987,15 +954,7 @@ static PyObject *py_from_cuda_array_interface(PyObject *module, PyObject *const 
 
 /* Reports the pending Python exception through set_error and clears it. */
 static void report_to_set_error(void *error_ctx, void (*set_error)(void *, const char *, const char *)) {
-#if PY_VERSION_HEX >= 0x030C0000
-  PyObject *exc = PyErr_GetRaisedException();
-#else
-  PyObject *etype = NULL, *exc = NULL, *etb = NULL;
-  PyErr_Fetch(&etype, &exc, &etb);
-  PyErr_NormalizeException(&etype, &exc, &etb);
-  Py_XDECREF(etype);
-  Py_XDECREF(etb);
-#endif
+  PyObject *exc = kp_fetch_exception();
   const char *kind = exc ? Py_TYPE(exc)->tp_name : "RuntimeError";
   PyObject *msg = exc ? PyObject_Str(exc) : NULL;
   const char *text = msg ? PyUnicode_AsUTF8(msg) : NULL;

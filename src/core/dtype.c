@@ -52,20 +52,9 @@ static PyObject *get_c128(const char *p) {
 }
 static PyObject *get_bool(const char *p) { return PyBool_FromLong(*p != 0); }
 
-/* IEEE binary16 goes through CPython's own conversions (the struct module's
- * 'e'): round-to-nearest-even, subnormals, signed zeros, inf and nan. They
- * are public from 3.11; 3.10 has them with a leading underscore. Elements are
- * in native byte order, as for every other dtype. */
-#if PY_VERSION_HEX >= 0x030B0000
-#define KP_PACK2(x, p) PyFloat_Pack2((x), (p), PY_LITTLE_ENDIAN)
-#define KP_UNPACK2(p) PyFloat_Unpack2((p), PY_LITTLE_ENDIAN)
-#else
-#define KP_PACK2(x, p) _PyFloat_Pack2((x), (unsigned char *)(p), PY_LITTLE_ENDIAN)
-#define KP_UNPACK2(p) _PyFloat_Unpack2((const unsigned char *)(p), PY_LITTLE_ENDIAN)
-#endif
-
+/* float16 converts through kp_pack_half / kp_unpack_half (compat.h). */
 static PyObject *get_f16(const char *p) {
-  double v = KP_UNPACK2(p);
+  double v = kp_unpack_half(p);
   if (v == -1.0 && PyErr_Occurred()) return NULL;
   return PyFloat_FromDouble(v);
 }
@@ -196,7 +185,7 @@ static int set_f16(char *p, PyObject *obj) {
   double d;
   if (real_value(obj, "float16", &d) < 0) return -1;
   if (fabs(d) >= KP_F16_OVERFLOW) d = copysign(HUGE_VAL, d);
-  return KP_PACK2(d, p);
+  return kp_pack_half(d, p);
 }
 static int complex_value(PyObject *obj, const char *what, Py_complex *out) {
   if (PyUnicode_Check(obj) || PyBytes_Check(obj)) return reject(obj, what);

@@ -20,31 +20,8 @@
 
 /* ---- state lookup ------------------------------------------------------------ */
 
-#if PY_VERSION_HEX < 0x030B0000
-/* PyType_GetModuleByDef (3.11+) for 3.10: the module of the first heap type
- * in type's MRO that was made from a spec of this module (borrowed). */
-static PyObject *module_by_def(PyTypeObject *type, PyModuleDef *def) {
-  PyObject *mro = type->tp_mro;
-  Py_ssize_t n = mro ? PyTuple_GET_SIZE(mro) : 0;
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
-    if (!(t->tp_flags & Py_TPFLAGS_HEAPTYPE)) continue;
-    PyObject *m = PyType_GetModule(t);
-    if (!m) {
-      PyErr_Clear(); /* a heap type of another kind (a Python subclass) */
-      continue;
-    }
-    if (PyModule_GetDef(m) == def) return m;
-  }
-  PyErr_Format(PyExc_TypeError, "no superclass of '%s' belongs to kokkos._core", type->tp_name);
-  return NULL;
-}
-#else
-#define module_by_def PyType_GetModuleByDef
-#endif
-
 kp_state *kp_state_from_type(PyTypeObject *type) {
-  PyObject *mod = module_by_def(type, &kp_module_def);
+  PyObject *mod = kp_module_by_def(type, &kp_module_def);
   if (!mod) {
     PyErr_Clear();
     return kp_state_global();

@@ -144,10 +144,9 @@ kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*dele
   if (!o) {
     if (deleter) {
       /* The deleter may run Python code: keep the MemoryError aside. */
-      PyObject *type, *value, *tb;
-      PyErr_Fetch(&type, &value, &tb);
+      PyObject *exc = kp_fetch_exception();
       deleter(ctx);
-      PyErr_Restore(type, value, tb);
+      kp_restore_exception(exc);
     }
     return NULL;
   }
@@ -187,10 +186,9 @@ static void owner_dealloc(kp_owner *o) {
     } else if (o->kind == KP_OWNER_EXTERNAL && o->deleter) {
       /* A deleter may run Python code (a DLPack producer's): keep an
        * exception being raised (a View that failed to wrap this memory). */
-      PyObject *type, *value, *tb;
-      PyErr_Fetch(&type, &value, &tb);
+      PyObject *exc = kp_fetch_exception();
       o->deleter(o->deleter_ctx);
-      PyErr_Restore(type, value, tb);
+      kp_restore_exception(exc);
     }
   }
   owner_clear(o);

@@ -355,15 +355,7 @@ static PyType_Spec kp_programming_interface_spec = {
 
 /* ---- calling Python from Kokkos ----------------------------------------------------- */
 
-static int kp_python_alive(void) {
-  if (!Py_IsInitialized()) return 0;
-#if PY_VERSION_HEX >= 0x030D0000
-  if (Py_IsFinalizing()) return 0;
-#else
-  if (_Py_IsFinalizing()) return 0;
-#endif
-  return 1;
-}
+static int kp_python_alive(void) { return Py_IsInitialized() && !kp_is_finalizing(); }
 
 /* Takes the GIL and a strong reference to event's callable. 0 (holding
  * nothing) if no callable is set or Python is gone. */
@@ -376,57 +368,21 @@ int kp_tools_enter(int event, kp_tools_call *c) {
     return 0;
   }
   Py_INCREF(c->fn);
-#if PY_VERSION_HEX >= 0x030C0000
-  c->saved = PyErr_GetRaisedException();
-#else
-  PyErr_Fetch(&c->saved_type, &c->saved_value, &c->saved_tb);
-#endif
+  c->saved = kp_fetch_exception();
   return 1;
 }
 
 void kp_tools_leave(kp_tools_call *c) {
   Py_DECREF(c->fn);
-#if PY_VERSION_HEX >= 0x030C0000
-  PyErr_SetRaisedException(c->saved);
-#else
-  PyErr_Restore(c->saved_type, c->saved_value, c->saved_tb);
-#endif
+  kp_restore_exception(c->saved);
   PyGILState_Release(c->gil);
 }
 
 /* Reports the exception set now as unraisable, naming the event; clears it. */
 void kp_tools_report(int event, PyObject *fn) {
-#if PY_VERSION_HEX >= 0x030D0000
-  PyErr_FormatUnraisable("Exception ignored in the kokkos.tools %s callback %R (called by Kokkos)",
-                         kp_tools_events[event].name, fn);
-#else
-#if PY_VERSION_HEX >= 0x030C0000
-  PyObject *exc = PyErr_GetRaisedException();
-#else
-  PyObject *type, *exc, *tb;
-  PyErr_Fetch(&type, &exc, &tb);
-  PyErr_NormalizeException(&type, &exc, &tb);
-  if (exc && tb) PyException_SetTraceback(exc, tb);
-  Py_XDECREF(type);
-  Py_XDECREF(tb);
-#endif
-#if PY_VERSION_HEX >= 0x030B0000
-  if (exc) {
-    PyObject *note =
-        PyUnicode_FromFormat("raised in the kokkos.tools %s callback (called by Kokkos)", kp_tools_events[event].name);
-    PyObject *r = note ? PyObject_CallMethod(exc, "add_note", "O", note) : NULL;
-    Py_XDECREF(r);
-    Py_XDECREF(note);
-    PyErr_Clear();
-  }
-#endif
-#if PY_VERSION_HEX >= 0x030C0000
-  PyErr_SetRaisedException(exc);
-#else
-  PyErr_Restore(exc ? Py_NewRef((PyObject *)Py_TYPE(exc)) : NULL, exc, exc ? PyException_GetTraceback(exc) : NULL);
-#endif
-  PyErr_WriteUnraisable(fn);
-#endif
+  char what[96];
+  PyOS_snprintf(what, sizeof what, "the kokkos.tools %s callback", kp_tools_events[event].name);
+  kp_write_unraisable(what, fn);
 }
 
 /* Calls the callable with args (new references, stolen, NULL entries mean

@@ -14,12 +14,8 @@
 
 typedef struct kp_tools_call {
   PyGILState_STATE gil;
-  PyObject *fn; /* strong reference */
-#if PY_VERSION_HEX >= 0x030C0000
-  PyObject *saved; /* exception pending on entry */
-#else
-  PyObject *saved_type, *saved_value, *saved_tb;
-#endif
+  PyObject *fn;    /* strong reference */
+  PyObject *saved; /* exception pending on entry (kp_fetch_exception) */
 } kp_tools_call;
 
 /* Takes the GIL and a strong reference to event's callable: 1, or 0
