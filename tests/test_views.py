@@ -286,3 +286,27 @@ def test_dtype_compares_with_every_numpy_spelling(dt):
     # still the integer enum of the original package: ints, hashing, identity
     assert v.dtype == int(dt) and hash(v.dtype) == hash(int(dt)) and v.dtype is dt
     assert {dt: "found"}[v.dtype] == "found"
+
+
+@pytest.mark.parametrize("cls", [kokkos.View, kokkos.DynRankView])
+def test_view_types_are_immutable(cls):
+    with pytest.raises(TypeError, match="immutable type"):
+        cls.shape = 5
+    with pytest.raises(TypeError, match="immutable type"):
+        cls.extra = 1
+    assert isinstance(kokkos.View((2,)).shape, tuple)
+
+
+def test_view_type_declares_every_protocol_itself():
+    # The whole interface is in the type's own dict, from its C tables.
+    own = kokkos.View.__dict__
+    for name in (
+        "__dlpack__",
+        "__dlpack_device__",
+        "__dlpack_c_exchange_api__",
+        "__cuda_array_interface__",
+        "__array_interface__",
+        "__reduce_ex__",
+    ):
+        assert name in own, name
+    assert type(own["__reduce_ex__"]).__name__ == "method_descriptor"

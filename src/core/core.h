@@ -118,6 +118,9 @@ typedef struct kp_state {
   /* Raised when host code touches memory the host cannot access; a
    * subclass of both BufferError and RuntimeError. */
   PyObject *host_access_error;
+  /* kokkos.pickling's _reduce_ex, imported by the first View.__reduce_ex__
+   * (pickling.c); NULL until then. */
+  PyObject *reducer;
 } kp_state;
 
 extern PyModuleDef kp_module_def;
@@ -289,10 +292,21 @@ PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int kp_capi_add(PyObject *module);
 /* Adds the Kokkos Tools submodule kokkos._core._tools (tools.c); -1 on error. */
 int kp_tools_add(PyObject *module);
-/* Adds __dlpack__, __dlpack_device__, __dlpack_c_exchange_api__ and
- * __cuda_array_interface__ to the View type and from_dlpack to the module
- * (dlpack.c, cai.c); -1 on error. */
+/* Puts the DLPack C exchange table (__dlpack_c_exchange_api__) in the View
+ * type's dict and from_dlpack in the module (dlpack.c); -1 on error. */
 int kp_dlpack_add(PyObject *module, kp_state *st);
+
+/* View methods whose bodies live with their protocol; view.c lists them in
+ * the View type's one method and getset table. */
+/* __dlpack__(*, stream, max_version, dl_device, copy) (dlpack.c). */
+PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* __dlpack_device__() (dlpack.c). */
+PyObject *kp_view_dlpack_device(PyObject *self, PyObject *unused);
+/* __cuda_array_interface__ getter (cai.c): a new dict for Views in CUDA
+ * spaces, AttributeError for others. */
+PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure);
+/* __reduce_ex__(protocol) (pickling.c): calls kokkos.pickling's reducer. */
+PyObject *kp_view_reduce_ex(PyObject *self, PyObject *protocol);
 /* New View sharing obj's memory through DLPack, __cuda_array_interface__,
  * __array_interface__ or the buffer protocol (obj itself if a View); NULL
  * with an exception (dlpack.c). */

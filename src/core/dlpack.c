@@ -327,7 +327,7 @@ static void dlpack_capsule_destructor(PyObject *capsule) {
 }
 
 /* View.__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) */
-static PyObject *view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const char *const names[] = {"stream", "max_version", "dl_device", "copy"};
   static PyObject *knames[4];
   const char *where = "View.__dlpack__()";
@@ -485,7 +485,7 @@ static PyObject *view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t n
 }
 
 /* View.__dlpack_device__() -> (device_type, device_id) */
-static PyObject *view_dlpack_device(PyObject *self, PyObject *unused) {
+PyObject *kp_view_dlpack_device(PyObject *self, PyObject *unused) {
   kp_view *v = (kp_view *)self;
   int32_t t, id;
   kp_dlpack_device_of(v->space, &t, &id);
@@ -1107,17 +1107,6 @@ static kp_dl_exchange_api kp_view_exchange_api = {
 
 /* ---- registration ----------------------------------------------------------------------- */
 
-static PyMethodDef kp_dlpack_view_methods[] = {
-    {"__dlpack__", (PyCFunction)(void (*)(void))view_dlpack, METH_FASTCALL | METH_KEYWORDS,
-     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)\n\n"
-     "Export the View as a DLPack capsule (the Python array API's DLPack protocol): a versioned "
-     "'dltensor_versioned' capsule (with READ_ONLY / IS_COPIED flags) when max_version >= (1, 0), else a legacy "
-     "'dltensor' one. The capsule keeps the memory alive. dl_device=(1, 0) exports host-accessible memory to the "
-     "CPU, or a host copy of device memory unless copy=False; copy=True always exports a copy."},
-    {"__dlpack_device__", (PyCFunction)view_dlpack_device, METH_NOARGS,
-     "__dlpack_device__() -> (device_type, device_id): where the View's memory lives, in DLPack's terms."},
-    {NULL, NULL, 0, NULL}};
-
 static PyMethodDef kp_exchange_functions[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))py_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "from_dlpack(x, /, *, device=None, copy=None, label=None) -> View\n\n"
@@ -1133,11 +1122,6 @@ static PyMethodDef kp_exchange_functions[] = {
      "_from_cuda_array_interface(obj, label=None): a View over the memory obj describes with "
      "__cuda_array_interface__, keeping obj alive."},
     {NULL, NULL, 0, NULL}};
-
-static PyGetSetDef kp_cai_getset[] = {
-    {"__cuda_array_interface__", (getter)kp_view_cuda_array_interface, NULL,
-     "CUDA array interface (version 3) of Views in CUDA memory spaces; AttributeError for other spaces.", NULL},
-    {NULL, NULL, NULL, NULL, NULL}};
 
 static int intern_names(void) {
   if (kp_str_dlpack) return 0;
@@ -1161,24 +1145,12 @@ static int intern_names(void) {
 
 int kp_dlpack_add(PyObject *module, kp_state *st) {
   if (intern_names() < 0) return -1;
-  PyObject *type = (PyObject *)st->view_type;
-  for (PyMethodDef *m = kp_dlpack_view_methods; m->ml_name; ++m) {
-    PyObject *d = PyDescr_NewMethod(st->view_type, m);
-    if (!d) return -1;
-    int rc = PyObject_SetAttrString(type, m->ml_name, d);
-    Py_DECREF(d);
-    if (rc < 0) return -1;
-  }
-  for (PyGetSetDef *g = kp_cai_getset; g->name; ++g) {
-    PyObject *d = PyDescr_NewGetSet(st->view_type, g);
-    if (!d) return -1;
-    int rc = PyObject_SetAttrString(type, g->name, d);
-    Py_DECREF(d);
-    if (rc < 0) return -1;
-  }
+  /* The C exchange table is a class attribute (consumers look it up on the
+   * type); the View type is immutable, so it goes into the type's dict here,
+   * at module creation, before any View exists. */
   PyObject *api = PyCapsule_New(&kp_view_exchange_api, KP_DL_CAPSULE_EXCHANGE_API, NULL);
   if (!api) return -1;
-  int rc = PyObject_SetAttrString(type, KP_DL_EXCHANGE_API_ATTR, api);
+  int rc = PyDict_SetItem(st->view_type->tp_dict, kp_str_exchange_api, api);
   Py_DECREF(api);
   if (rc < 0) return -1;
   PyType_Modified(st->view_type);

@@ -20,10 +20,6 @@ int kp_intern_names(const char *const *names, int count, PyObject **out);
 int kp_parse_keywords(const char *where, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                       PyObject *const *names, int count, int max_positional, PyObject **out);
 
-/* __cuda_array_interface__ getter of the View type (cai.c): a new dict for
- * Views in CUDA spaces, AttributeError for others. */
-PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure);
-
 /* New Unmanaged View over the memory an object describes with
  * __cuda_array_interface__ (cai.c), keeping obj alive; waits on the stream
  * the object names. NULL with an exception: AttributeError when obj has no

@@ -388,6 +388,7 @@ static int kp_module_traverse(PyObject *module, visitproc visit, void *arg) {
   Py_VISIT(st->space_members);
   Py_VISIT(st->layout_members);
   Py_VISIT(st->trait_enum);
+  Py_VISIT(st->reducer);
   return 0;
 }
 
@@ -402,6 +403,7 @@ static int kp_module_clear(PyObject *module) {
   Py_CLEAR(st->space_members);
   Py_CLEAR(st->layout_members);
   Py_CLEAR(st->trait_enum);
+  Py_CLEAR(st->reducer);
   return 0;
 }
 

@@ -1,4 +1,6 @@
-/* pickling.c: the one C step of unpickling a View (kokkos/pickling.py).
+/* pickling.c: the C side of pickling Views (kokkos/pickling.py holds the
+ * rest): View.__reduce_ex__, which hands the View to kokkos.pickling's
+ * reducer, and the one C step of unpickling, _view_from_bytes.
  *
  * Python equivalent:
  *
@@ -102,4 +104,25 @@ PyObject *kp_py_view_from_bytes(PyObject *module, PyObject *const *args, Py_ssiz
   Py_DECREF(owner);
   if (v) v->layout = layout;
   return (PyObject *)v;
+}
+
+/* View.__reduce_ex__(protocol): kokkos.pickling._reduce_ex(self, protocol).
+ * The reducer is imported on first use and kept in the module state, so the
+ * View type is complete without the Python package and nothing is patched
+ * onto it at import. */
+PyObject *kp_view_reduce_ex(PyObject *self, PyObject *protocol) {
+  kp_state *st = kp_state_from_type(Py_TYPE(self));
+  if (!st->reducer) {
+    PyObject *mod = PyImport_ImportModule("kokkos.pickling");
+    if (!mod) return NULL;
+    PyObject *fn = PyObject_GetAttrString(mod, "_reduce_ex");
+    Py_DECREF(mod);
+    if (!fn) return NULL;
+    if (!st->reducer)
+      st->reducer = fn;
+    else
+      Py_DECREF(fn); /* the import ran Python code that got there first */
+  }
+  PyObject *args[2] = {self, protocol};
+  return PyObject_Vectorcall(st->reducer, args, 2, NULL);
 }

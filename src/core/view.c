@@ -447,6 +447,8 @@ static PyGetSetDef view_getset[] = {
     {"host_accessible", (getter)view_get_host_accessible, NULL, "True if host code can read this View's memory.", NULL},
     {"__array_interface__", (getter)kp_view_array_interface, NULL,
      "NumPy array interface (v3), host-accessible Views only.", NULL},
+    {"__cuda_array_interface__", (getter)kp_view_cuda_array_interface, NULL,
+     "CUDA array interface (version 3) of Views in CUDA memory spaces; AttributeError for other spaces.", NULL},
     {NULL}};
 
 /* ---- Kokkos-style methods ------------------------------------------------------------------ */
@@ -513,6 +515,17 @@ static PyMethodDef view_methods[] = {
      "mirror; copy=True copies the data into a new mirror."},
     {"deep_copy", (PyCFunction)(void (*)(void))kp_view_deep_copy_method, METH_FASTCALL | METH_KEYWORDS,
      "deep_copy(src): copy src (View, array, buffer or scalar) into this View."},
+    {"__dlpack__", (PyCFunction)(void (*)(void))kp_view_dlpack, METH_FASTCALL | METH_KEYWORDS,
+     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)\n\n"
+     "Export the View as a DLPack capsule (the Python array API's DLPack protocol): a versioned "
+     "'dltensor_versioned' capsule (with READ_ONLY / IS_COPIED flags) when max_version >= (1, 0), else a legacy "
+     "'dltensor' one. The capsule keeps the memory alive. dl_device=(1, 0) exports host-accessible memory to the "
+     "CPU, or a host copy of device memory unless copy=False; copy=True always exports a copy."},
+    {"__dlpack_device__", (PyCFunction)kp_view_dlpack_device, METH_NOARGS,
+     "__dlpack_device__() -> (device_type, device_id): where the View's memory lives, in DLPack's terms."},
+    {"__reduce_ex__", (PyCFunction)kp_view_reduce_ex, METH_O,
+     "__reduce_ex__(protocol): pickle support (kokkos.pickling): protocol 5 hands the memory out of band, "
+     "earlier protocols copy it by value."},
     {NULL}};
 
 /* ---- repr ------------------------------------------------------------------------------------ */
@@ -568,8 +581,9 @@ static PyType_Slot view_slots[] = {
      "space. New Views are zero-filled unless initialize=False (Kokkos' WithoutInitializing)."},
     {0, NULL}};
 
-PyType_Spec kp_view_type_spec = {"kokkos.View", sizeof(kp_view), 0,
-                                 Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, view_slots};
+PyType_Spec kp_view_type_spec = {
+    "kokkos.View", sizeof(kp_view), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE, view_slots};
 
 static PyType_Slot dyn_rank_view_slots[] = {
     {Py_tp_dealloc, view_dealloc},
@@ -580,6 +594,6 @@ static PyType_Slot dyn_rank_view_slots[] = {
      "trait=kokkos.Managed, initialize=True)\n\nA Kokkos DynRankView: a View whose rank (0..7) is chosen at run time."},
     {0, NULL}};
 
-PyType_Spec kp_dyn_rank_view_type_spec = {"kokkos.DynRankView", sizeof(kp_view), 0,
-                                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-                                          dyn_rank_view_slots};
+PyType_Spec kp_dyn_rank_view_type_spec = {
+    "kokkos.DynRankView", sizeof(kp_view), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE, dyn_rank_view_slots};

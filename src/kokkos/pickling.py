@@ -1,7 +1,7 @@
 """Pickling Views and DynRankViews.
 
-Importing kokkos installs ``__reduce_ex__`` on ``kokkos.View`` (and so on
-``kokkos.DynRankView``), so Views travel through ``pickle``,
+``kokkos.View.__reduce_ex__`` (and so ``kokkos.DynRankView``'s) calls
+``_reduce_ex`` below, so Views travel through ``pickle``,
 ``multiprocessing``, ``concurrent.futures``, mpi4py's lowercase calls, Dask
 and Ray like NumPy arrays do:
 
@@ -194,6 +194,3 @@ def _rebuild_value(data, meta):
     out = _new_view(dtype, shape, layout, label, space, dynamic, traits)
     _core.deep_copy(out, _host_view(data, dtype, shape, layout, None, False, 0))
     return out
-
-
-_core.View.__reduce_ex__ = _reduce_ex
