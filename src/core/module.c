@@ -14,6 +14,7 @@
  * pykokkos-base API.
  */
 #include "core.h"
+#include "exchange_bridge.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,17 @@ static PyObject *kp_py_is_finalized(PyObject *module, PyObject *unused) {
   return PyBool_FromLong(kp_bridge_is_finalized());
 }
 
+/* device_id(): the GPU Kokkos' device execution space runs on (initializing
+ * Kokkos first, as View creation does), or None without a GPU backend. */
+static PyObject *kp_py_device_id(PyObject *module, PyObject *unused) {
+  int space = kp_bridge_space_available(KP_SPACE_CUDA) ? KP_SPACE_CUDA
+              : kp_bridge_space_available(KP_SPACE_HIP) ? KP_SPACE_HIP
+                                                        : -1;
+  if (space < 0) Py_RETURN_NONE;
+  if (kp_runtime_ensure() < 0) return NULL;
+  return PyLong_FromLong(kp_bridge_device_id(space));
+}
+
 static PyObject *kp_py_fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
   const char *label = "kokkos.fence";
   if (nargs > 1) {
@@ -324,6 +336,10 @@ static PyMethodDef kp_module_methods[] = {
      "Finalize Kokkos. Views still alive are released first; using them afterwards raises RuntimeError."},
     {"is_initialized", kp_py_is_initialized, METH_NOARGS, "True while Kokkos is initialized."},
     {"is_finalized", kp_py_is_finalized, METH_NOARGS, "True once Kokkos has been finalized."},
+    {"device_id", kp_py_device_id, METH_NOARGS,
+     "device_id() -> int or None: the GPU (CUDA or HIP device number) Kokkos' device execution space uses, as chosen "
+     "by kokkos.initialize(device_id=...), --kokkos-device-id or --kokkos-map-device-id-by=mpi_rank; initializes "
+     "Kokkos if needed. None when this Kokkos has no GPU backend."},
     {"fence", (PyCFunction)(void (*)(void))kp_py_fence, METH_FASTCALL, "fence(label=None): wait for all Kokkos work."},
     {"_configuration", (PyCFunction)(void (*)(void))kp_py_configuration, METH_FASTCALL,
      "Kokkos' configuration as printed by Kokkos::print_configuration."},

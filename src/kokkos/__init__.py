@@ -21,6 +21,7 @@ from ._types import (
     memory_traits,
 )
 from .runtime import (
+    device_id,
     enabled_backends,
     enabled_memory_spaces,
     fence,
@@ -60,7 +61,7 @@ from .utility import (
 
 HostAccessError = _core.HostAccessError
 
-from . import pickling as _pickling  # noqa: E402,F401  (pickle support for View / DynRankView)
+from . import pickling  # noqa: E402,F401  (kokkos.pickling.restore_space; View.__reduce_ex__ calls it)
 
 __version__ = "0.1.0"
 version = __version__

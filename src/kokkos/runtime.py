@@ -22,6 +22,7 @@ if _BUILD["exec_available"][_EXEC_NAMES.index("OpenMP")]:
 
 is_initialized = _core.is_initialized
 is_finalized = _core.is_finalized
+device_id = _core.device_id
 fence = _core.fence
 kokkos_version = _core.kokkos_version
 
