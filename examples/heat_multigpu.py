@@ -82,6 +82,14 @@ def serial(n, steps, r):
     return u[1:-1, 1:-1]
 
 
+def _has_nccl():
+    try:
+        from cupy.cuda import nccl
+    except ImportError:
+        return False
+    return bool(getattr(nccl, "available", True))
+
+
 class Ranks:
     """mpi4py's COMM_WORLD, or a single rank without MPI."""
 
@@ -170,7 +178,7 @@ def main(argv=None):
     space = kokkos.CudaSpace if gpu else kokkos.HostSpace
     exchange_kind = args.exchange
     if exchange_kind == "auto":
-        exchange_kind = "nccl" if gpu and hasattr(cupy.cuda, "nccl") and cupy.cuda.nccl.available else "mpi"
+        exchange_kind = "nccl" if gpu and _has_nccl() else "mpi"
     if exchange_kind == "nccl" and not gpu:
         raise SystemExit("heat_multigpu: --exchange nccl needs a CUDA Kokkos and CuPy with NCCL")
 
