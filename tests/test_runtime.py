@@ -11,10 +11,6 @@ import kokkos
 from support import failed, run_python, run_scenario, succeeded
 
 
-def ok(code):
-    return succeeded(run_python(code))
-
-
 def scenario(case):
     return succeeded(run_scenario("runtime_lifecycle", case))
 
@@ -62,18 +58,20 @@ def test_initialize_finalize_cycle():
 
 
 def test_print_configuration_keyword():
-    r = ok("import kokkos; kokkos.initialize(print_configuration=True); kokkos.finalize()")
+    r = succeeded(run_python("import kokkos; kokkos.initialize(print_configuration=True); kokkos.finalize()"))
     assert "Kokkos" in r.stdout or "KOKKOS" in r.stdout
 
 
 def test_view_creation_initializes_kokkos():
-    ok(
-        """
+    succeeded(
+        run_python(
+            """
         import kokkos
         assert not kokkos.is_initialized()
         v = kokkos.View((3,))
         assert kokkos.is_initialized()
         """
+        )
     )
 
 
@@ -83,13 +81,15 @@ def test_live_views_at_finalize():
 
 
 def test_finalize_at_exit_with_live_views():
-    r = ok(
-        """
+    r = succeeded(
+        run_python(
+            """
         import kokkos
         v = kokkos.array("kept", [10])
         g = v[2:]
         print("exiting")
         """
+        )
     )
     assert "exiting" in r.stdout
     assert "rror" not in r.stderr and "abort" not in r.stderr.lower()
@@ -103,13 +103,15 @@ def test_cxx_side_finalize_releases_python_views():
 
 
 def test_seed_style_initialize_reads_argv():
-    ok(
-        """
+    succeeded(
+        run_python(
+            """
         import sys, kokkos
         sys.argv = ["prog", "--kokkos-disable-warnings", "--some-user-flag"]
         assert kokkos.initialize() is True
         kokkos.finalize()
         """
+        )
     )
 
 
