@@ -25,7 +25,8 @@ def _blocks(path):
     text = path.read_text(encoding="utf-8")
     found = []
     for i, match in enumerate(re.finditer(r"```python\n(.*?)```", text, re.S)):
-        heads = re.findall(r"^#+ (.*)$", text[: match.start()], re.M)
+        before = re.sub(r"```.*?```", "", text[: match.start()], flags=re.S)  # comments in code are no headings
+        heads = re.findall(r"^#+ (.*)$", before, re.M)
         section = re.sub(r"\W+", "_", heads[-1] if heads else "top").strip("_")[:40]
         found.append((f"{path.stem}-{i:02d}-{section}", match.group(1)))
     return found
