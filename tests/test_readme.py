@@ -39,6 +39,22 @@ def test_the_readme_has_examples():
     assert len(_blocks(ROOT / "README.md")) >= 10
 
 
+def test_the_readme_starts_with_the_commands_ci_runs():
+    """The README opens with `make example` and `make test`; CI (.ci/run)
+    runs that same `make test`, and the Makefile has both targets."""
+    first = re.search(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+    commands = [line.split("#")[0].strip() for line in first.group(1).splitlines()]
+    assert commands == ["make example", "make test"]
+    assert "\nmake test\n" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "\nexample:" in makefile and "\ntest:" in makefile
+
+
+def test_the_readme_stays_a_guide():
+    """The reference lives in docs/; the README stays under 500 lines."""
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) < 500
+
+
 def test_every_document_is_collected():
     assert {p.name for p in DOCUMENTS} >= {"README.md", "architecture.md", "exchange.md", "tools.md"}
 
