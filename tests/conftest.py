@@ -5,9 +5,6 @@ import pytest
 
 import kokkos
 
-# tests/test_readme.py still imports these two from here
-from support import HAS_CUDA, run_python  # noqa: F401
-
 
 @pytest.fixture(scope="session", autouse=True)
 def _kokkos_runtime():

@@ -10,11 +10,15 @@ through this module:
   what they share, including ``raises()`` for the raise a scenario expects);
 - ``run_python(code)`` runs a short piece of code given as a string;
 - ``run_module(module, *args)`` runs ``python -m module``;
+- ``mpirun(n, argv)`` runs ``python argv`` on n MPI ranks (``MPIRUN`` is
+  None where Open MPI is not installed; ``needs_mpi`` skips then);
 - ``succeeded(proc, ...)`` and ``failed(proc, ...)`` assert how it ended.
 """
 
 import importlib
+import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -114,6 +118,46 @@ def load_scenario(script):
     if str(SCENARIOS) not in sys.path:
         sys.path.append(str(SCENARIOS))
     return importlib.import_module(script)
+
+
+# ---- MPI ----------------------------------------------------------------------------------------
+
+MPIRUN = shutil.which("mpirun")
+HAS_MPI4PY = importlib.util.find_spec("mpi4py") is not None
+
+needs_mpi = pytest.mark.skipif(
+    MPIRUN is None or not HAS_MPI4PY,
+    reason="needs mpirun (apt install openmpi-bin libopenmpi-dev) and mpi4py (pip install mpi4py)",
+)
+
+
+def mpirun(n, argv, timeout=180):
+    """Runs sys.executable with argv on n ranks under mpirun (oversubscribed,
+    allowed as root) and returns the CompletedProcess (text output captured)."""
+    env = dict(os.environ)
+    env.update(
+        OMPI_ALLOW_RUN_AS_ROOT="1",
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+        # Containers often forbid the cross-process copy (CMA) Open MPI's
+        # shared-memory transport uses for large messages.
+        OMPI_MCA_btl_vader_single_copy_mechanism="none",
+        OMPI_MCA_rmaps_base_oversubscribe="1",
+        PYTHONUNBUFFERED="1",
+    )
+    cmd = [MPIRUN, "--oversubscribe", "-n", str(n)]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    return subprocess.run(
+        [*cmd, sys.executable, *map(str, argv)],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+
+
+# ---- how it ended -------------------------------------------------------------------------------
 
 
 def _output(proc):

@@ -7,32 +7,20 @@ import pytest
 
 import kokkos
 import tools_build
-from support import HAS_CUDA, TOOLS_VARIABLES, run_python, succeeded
+from support import HAS_CUDA, TOOLS_VARIABLES, run_scenario, succeeded
 
 pytestmark = [
     pytest.mark.cuda,
     pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space"),
 ]
 
-PROGRAM = """
-import kokkos
-
-kokkos.initialize()
-d = kokkos.array("py_dev", [1000], space=kokkos.CudaSpace)
-kokkos.deep_copy(d, 2.0)
-h = kokkos.array("py_host", [1000])
-kokkos.deep_copy(d, h)
-kokkos.deep_copy(h, d)
-del d
-kokkos.finalize()
-"""
-
 
 def test_a_tool_library_sees_device_views_with_their_labels(tmp_path):
     tool = tools_build.build_tool_library(tmp_path)
     log = tmp_path / "events.log"
     tools_env = "KOKKOS_TOOLS_LIBS" if kokkos.kokkos_version() >= (3, 7, 0) else "KOKKOS_PROFILE_LIBRARY"
-    succeeded(run_python(PROGRAM, env={tools_env: str(tool), "KP_TEST_TOOL_LOG": str(log)}, unset=TOOLS_VARIABLES))
+    env = {tools_env: str(tool), "KP_TEST_TOOL_LOG": str(log)}
+    succeeded(run_scenario("tools_lifetime", "device_views", env=env, unset=TOOLS_VARIABLES))
     records = [line.split("\t") for line in log.read_text().splitlines()]
 
     allocs = [r for r in records if r[0] == "allocate_data" and r[2] == "py_dev"]

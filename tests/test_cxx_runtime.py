@@ -114,10 +114,6 @@ def built():
     return cxx_build.built_test_modules()
 
 
-def run_ok(code, *paths):
-    return succeeded(run_python(code, paths=paths))
-
-
 def scenario(case, *args, paths):
     return succeeded(run_scenario("cxx_finalize", case, *args, paths=paths))
 
@@ -182,10 +178,12 @@ def test_module_built_by_hand_with_python_m_kokkos_flags(tmp_path):
         flags("--includes") + flags("--ldflags"),
         tmp_path,
     )
-    run_ok("import kp_test_mismatch; print('imported')", tmp_path)
+    succeeded(run_python("import kp_test_mismatch; print('imported')", paths=[tmp_path]))
     # and the plain C module needs only the include flags
     cxx_build.compile_module(cxx_build.SOURCES / "capi_module.c", "kp_test_c", flags("--includes"), tmp_path)
-    run_ok("import kokkos, kp_test_c as c; v = c.from_malloc(9, [3]); assert v.shape == (3,)", tmp_path)
+    succeeded(
+        run_python("import kokkos, kp_test_c as c; v = c.from_malloc(9, [3]); assert v.shape == (3,)", paths=[tmp_path])
+    )
 
 
 # ---- build paths ----------------------------------------------------------------------------------
@@ -253,10 +251,12 @@ def test_seed_example_prints_the_expected_output():
         "Numpy Array",
     ]
     for binding in ("pybind11", "nanobind"):
-        res = run_ok(
-            f"import runpy, sys; sys.argv = ['ex-numpy.py']; "
-            f"runpy.run_path({str(cxx_build.ROOT / 'examples' / 'ex-numpy.py')!r}, run_name='__main__')",
-            build / binding,
+        res = succeeded(
+            run_python(
+                f"import runpy, sys; sys.argv = ['ex-numpy.py']; "
+                f"runpy.run_path({str(cxx_build.ROOT / 'examples' / 'ex-numpy.py')!r}, run_name='__main__')",
+                paths=[build / binding],
+            )
         )
         assert sections(res.stdout) == want, res.stdout
         assert "[user-bindings]> Generating View... Done." in res.stdout

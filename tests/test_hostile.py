@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from support import load_scenario, run_python, run_scenario, succeeded
+from support import load_scenario, run_scenario, succeeded
 
 # ---- shapes ---------------------------------------------------------------------------------
 
@@ -698,15 +698,7 @@ def _private_reports(tmp_path):
 
 @sanitized
 def test_sanitizer_sees_an_overrun_of_view_memory(tmp_path):
-    r = run_python(
-        """
-        import ctypes, kokkos
-        v = kokkos.View((10,), label="small")
-        ctypes.memset(v.data, 0, 80 + 4096)
-        print("not caught")
-        """,
-        env=_private_reports(tmp_path),
-    )
+    r = run_scenario("sanitizer_self_check", "overrun_view_memory", env=_private_reports(tmp_path))
     text = "".join(p.read_text() for p in tmp_path.iterdir())
     assert r.returncode != 0 and "not caught" not in r.stdout
     assert "heap-buffer-overflow" in text, text
@@ -714,17 +706,7 @@ def test_sanitizer_sees_an_overrun_of_view_memory(tmp_path):
 
 @sanitized
 def test_sanitizer_sees_a_leak(tmp_path):
-    r = run_python(
-        """
-        import ctypes, kokkos
-        libc = ctypes.CDLL(None)
-        libc.malloc.restype = ctypes.c_void_p
-        p = libc.malloc(4321)
-        del p
-        print("leaked")
-        """,
-        env=_private_reports(tmp_path),
-    )
+    r = run_scenario("sanitizer_self_check", "leak_a_block", env=_private_reports(tmp_path))
     text = "".join(p.read_text() for p in tmp_path.iterdir())
     assert "leaked" in r.stdout
     assert "LeakSanitizer" in text and "4321 byte" in text, text

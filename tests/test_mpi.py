@@ -17,7 +17,6 @@ the tests read them, one test per check and rank count. Checks:
 Skipped only when mpirun or mpi4py is missing.
 """
 
-import importlib.util
 import json
 import os
 import shutil
@@ -29,11 +28,10 @@ import numpy as np
 import pytest
 
 import kokkos
+from support import mpirun, needs_mpi
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-MPIRUN = shutil.which("mpirun")
-HAS_MPI4PY = importlib.util.find_spec("mpi4py") is not None
 
 # canonical names; float16 has its own check (check_float16)
 DTYPES = [kokkos.get_dtype(d) for d in kokkos.dtypes if d != kokkos.float16]
@@ -389,36 +387,6 @@ def worker(out):
 
 
 # ---- pytest side -----------------------------------------------------------------------
-
-needs_mpi = pytest.mark.skipif(
-    MPIRUN is None or not HAS_MPI4PY,
-    reason="needs mpirun (apt install openmpi-bin libopenmpi-dev) and mpi4py (pip install mpi4py)",
-)
-
-
-def mpirun(n, argv, timeout=180):
-    env = dict(os.environ)
-    env.update(
-        OMPI_ALLOW_RUN_AS_ROOT="1",
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-        # Containers often forbid the cross-process copy (CMA) Open MPI's
-        # shared-memory transport uses for large messages.
-        OMPI_MCA_btl_vader_single_copy_mechanism="none",
-        OMPI_MCA_rmaps_base_oversubscribe="1",
-        PYTHONUNBUFFERED="1",
-    )
-    cmd = [MPIRUN, "--oversubscribe", "-n", str(n)]
-    if os.geteuid() == 0:
-        cmd.append("--allow-run-as-root")
-    return subprocess.run(
-        cmd + [sys.executable] + argv,
-        check=False,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
-
 
 _results = {}
 

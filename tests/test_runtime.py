@@ -11,10 +11,6 @@ import kokkos
 from support import failed, run_python, run_scenario, succeeded
 
 
-def ok(code):
-    return succeeded(run_python(code))
-
-
 def scenario(case):
     return succeeded(run_scenario("runtime_lifecycle", case))
 
@@ -62,19 +58,12 @@ def test_initialize_finalize_cycle():
 
 
 def test_print_configuration_keyword():
-    r = ok("import kokkos; kokkos.initialize(print_configuration=True); kokkos.finalize()")
+    r = succeeded(run_python("import kokkos; kokkos.initialize(print_configuration=True); kokkos.finalize()"))
     assert "Kokkos" in r.stdout or "KOKKOS" in r.stdout
 
 
 def test_view_creation_initializes_kokkos():
-    ok(
-        """
-        import kokkos
-        assert not kokkos.is_initialized()
-        v = kokkos.View((3,))
-        assert kokkos.is_initialized()
-        """
-    )
+    scenario("view_creation_initializes_kokkos")
 
 
 def test_live_views_at_finalize():
@@ -83,14 +72,7 @@ def test_live_views_at_finalize():
 
 
 def test_finalize_at_exit_with_live_views():
-    r = ok(
-        """
-        import kokkos
-        v = kokkos.array("kept", [10])
-        g = v[2:]
-        print("exiting")
-        """
-    )
+    r = scenario("exit_with_live_views")
     assert "exiting" in r.stdout
     assert "rror" not in r.stderr and "abort" not in r.stderr.lower()
 
@@ -103,27 +85,13 @@ def test_cxx_side_finalize_releases_python_views():
 
 
 def test_seed_style_initialize_reads_argv():
-    ok(
-        """
-        import sys, kokkos
-        sys.argv = ["prog", "--kokkos-disable-warnings", "--some-user-flag"]
-        assert kokkos.initialize() is True
-        kokkos.finalize()
-        """
-    )
+    scenario("seed_style_initialize_reads_argv")
 
 
 def test_array_after_finalize_in_process_is_refused_cleanly():
     # in-process: nothing here may finalize, so only check the error path of
     # a released allocation through a fresh interpreter
-    r = run_python(
-        """
-        import kokkos
-        kokkos.initialize(); v = kokkos.View((2,)); kokkos.finalize()
-        v.create_mirror()
-        """
-    )
-    failed(r, "RuntimeError", "released", returncode=1)
+    failed(run_scenario("runtime_lifecycle", "mirror_of_a_released_view"), "RuntimeError", "released", returncode=1)
 
 
 def test_numpy_outlives_everything():

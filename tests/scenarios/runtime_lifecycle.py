@@ -5,6 +5,7 @@ process (tests/test_runtime.py).
 """
 
 import ctypes
+import sys
 
 import numpy as np
 
@@ -84,6 +85,35 @@ def cxx_side_finalize_releases_python_views():
     return v
 
 
+def view_creation_initializes_kokkos():
+    assert not kokkos.is_initialized()
+    v = kokkos.View((3,))
+    assert kokkos.is_initialized()
+    return v
+
+
+def exit_with_live_views():
+    """No finalize: the atexit handler finalizes with a View and a subview alive."""
+    v = kokkos.array("kept", [10])
+    g = v[2:]
+    print("exiting")
+    return v, g
+
+
+def seed_style_initialize_reads_argv():
+    sys.argv = ["prog", "--kokkos-disable-warnings", "--some-user-flag"]
+    assert kokkos.initialize() is True
+    kokkos.finalize()
+
+
+def mirror_of_a_released_view():
+    """Raises, uncaught: the test expects a clean RuntimeError and exit 1."""
+    kokkos.initialize()
+    v = kokkos.View((2,))
+    kokkos.finalize()
+    v.create_mirror()
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -91,6 +121,10 @@ CASES = {
         initialize_finalize_cycle,
         live_views_at_finalize,
         cxx_side_finalize_releases_python_views,
+        view_creation_initializes_kokkos,
+        exit_with_live_views,
+        seed_style_initialize_reads_argv,
+        mirror_of_a_released_view,
     )
 }
 

@@ -1,7 +1,8 @@
 """Kokkos Tools across a whole Kokkos lifetime, one case per process
 (tests/test_tools_library.py): a tool library loaded through the
 environment or kokkos.initialize(tools_libs=...), and Python callbacks for
-the events that only happen at initialize and finalize.
+the events that only happen at initialize and finalize; and device Views
+seen by a tool library (tests/test_cuda_tools.py, where Kokkos has CUDA).
 
     tools_lifetime.py CASE [ARGS...]
 """
@@ -135,6 +136,20 @@ def print_help():
     print("not reached")
 
 
+def device_views():
+    """CudaSpace allocations, their fills, copies both ways and the
+    deallocation, each with the View's label, under the tool library the
+    environment names."""
+    kokkos.initialize()
+    d = kokkos.array("py_dev", [1000], space=kokkos.CudaSpace)
+    kokkos.deep_copy(d, 2.0)
+    h = kokkos.array("py_host", [1000])
+    kokkos.deep_copy(d, h)
+    kokkos.deep_copy(h, d)
+    del d
+    kokkos.finalize()
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -147,6 +162,7 @@ CASES = {
         missing_library,
         lifecycle,
         print_help,
+        device_views,
     )
 }
 
