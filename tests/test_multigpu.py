@@ -8,8 +8,7 @@ import os
 import pytest
 
 import kokkos
-from support import HAS_CUDA, SCENARIOS, python, run_python, succeeded
-from test_mpi import mpirun, needs_mpi
+from support import HAS_CUDA, SCENARIOS, mpirun, needs_mpi, python, run_python, succeeded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "heat_multigpu.py")
