@@ -122,3 +122,12 @@ def test_deep_copy_between_numpy_views_copies():
     dst = kokkos.asarray(np.zeros(4))
     kokkos.deep_copy(dst, kokkos.asarray(np.arange(4.0)))
     assert np.asarray(dst).tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+# ---- typing ----------------------------------------------------------------------------
+
+
+def test_installed_package_ships_its_stubs_and_py_typed():
+    root = os.path.dirname(kokkos.__file__)
+    for rel in ("py.typed", "__init__.pyi", "_core.pyi", os.path.join("tools", "__init__.pyi")):
+        assert os.path.exists(os.path.join(root, rel)), rel
