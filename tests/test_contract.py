@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from support import run_scenario, succeeded
+from support import TOOLS_VARIABLES, run_scenario, succeeded
 
 # ---- __all__ and star imports --------------------------------------------------------
 
@@ -75,7 +75,14 @@ def test_bad_numeric_kokkos_argument_names_it():
 
 
 def test_unloadable_tools_library_warns():
-    succeeded(run_scenario("contract", "unloadable_tools_library"), "OK", clean=True)
+    succeeded(run_scenario("contract", "unloadable_tools_library", unset=TOOLS_VARIABLES), "OK", clean=True)
+
+
+@pytest.mark.parametrize("variable", ["KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"])
+def test_unloadable_tools_library_from_the_environment_warns(variable):
+    env = {variable: "libkokkos_python_no_such_tool.so"}
+    proc = run_scenario("contract", "unloadable_tools_library_from_environment", env=env, unset=TOOLS_VARIABLES)
+    succeeded(proc, "OK", clean=True)
 
 
 # ---- the auto-initialization rule ----------------------------------------------------

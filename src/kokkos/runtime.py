@@ -60,11 +60,13 @@ def initialize(
         libs,
         tools_args,
     )
-    if initialized and libs and not _core._tools.profile_library_loaded():
+    # tools_libs, else the variables Kokkos reads (4.x, then 3.x)
+    requested = libs or os.environ.get("KOKKOS_TOOLS_LIBS") or os.environ.get("KOKKOS_PROFILE_LIBRARY")
+    if initialized and requested and not _core._tools.profile_library_loaded():
         # Kokkos prints its own error on stderr and runs on without the tool.
         warnings.warn(
-            f"kokkos.initialize(): Kokkos could not load the Tools library {libs!r} (see its message on "
-            "stderr); Kokkos runs without it",
+            f"kokkos.initialize(): Kokkos could not load the Tools library {requested!r} (see its message "
+            "on stderr), or it provides no Kokkos Tools callback; Kokkos runs without it",
             RuntimeWarning,
             stacklevel=2,
         )

@@ -35,6 +35,16 @@ def unloadable_tools_library():
     print("OK")
 
 
+def unloadable_tools_library_from_environment():
+    """The same through KOKKOS_TOOLS_LIBS / KOKKOS_PROFILE_LIBRARY (set by the test)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert kokkos.initialize()
+    said = [str(w.message) for w in caught if w.category is RuntimeWarning]
+    assert any("could not load the Tools library" in s and "no_such_tool" in s for s in said), said
+    print("OK")
+
+
 def deep_copy_before_initialize(kind):
     """deep_copy initializes Kokkos as creating a View does, whatever the
     source: another View over NumPy memory, a NumPy array, a scalar."""
@@ -59,7 +69,13 @@ def deep_copy_after_finalize(kind):
 
 CASES = {
     f.__name__: f
-    for f in (bad_threads_argument, unloadable_tools_library, deep_copy_before_initialize, deep_copy_after_finalize)
+    for f in (
+        bad_threads_argument,
+        unloadable_tools_library,
+        unloadable_tools_library_from_environment,
+        deep_copy_before_initialize,
+        deep_copy_after_finalize,
+    )
 }
 
 if __name__ == "__main__":
