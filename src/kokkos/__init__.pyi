@@ -234,7 +234,9 @@ def array(
     order: Literal["C", "F"] | None = ...,
     copy: _bool = ...,
 ) -> View: ...
+
 unmanaged_array = array  # the same function, kept for compatibility
+
 def asarray(
     obj: object,
     *,

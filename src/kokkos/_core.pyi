@@ -6,9 +6,9 @@ from builtins import float as _float
 from builtins import int as _int
 from collections.abc import Sequence
 from types import EllipsisType, ModuleType
-from typing import Any, SupportsIndex, TypeAlias, final
+from typing import Any, SupportsIndex, TypeAlias, final, overload
 
-from typing_extensions import disjoint_base
+from typing_extensions import Self, disjoint_base
 
 from kokkos import dtype as _dtype_enum
 from kokkos import layout as _layout_enum
@@ -23,7 +23,9 @@ _MemorySpaceLike: TypeAlias = _memory_space_enum | str
 _LayoutLike: TypeAlias = _layout_enum | str
 _TraitLike: TypeAlias = _memory_trait_enum | _int | str
 # An index or slice into a View (NumPy rules: ints, slices, Ellipsis).
-_Index: TypeAlias = SupportsIndex | slice | None | EllipsisType | tuple[SupportsIndex | slice | None | EllipsisType, ...]
+_Index: TypeAlias = (
+    SupportsIndex | slice | None | EllipsisType | tuple[SupportsIndex | slice | None | EllipsisType, ...]
+)
 _Scalar: TypeAlias = _bool | _int | _float | complex
 
 max_rank: _int
@@ -48,6 +50,7 @@ class View:
     """A Kokkos View: dtype, rank 0..8, layout, memory space and traits are
     run-time values of one type."""
 
+    @overload
     def __new__(
         cls,
         shape: Sequence[SupportsIndex] | SupportsIndex,
@@ -58,7 +61,20 @@ class View:
         layout: _LayoutLike = ...,
         trait: _TraitLike = ...,
         initialize: _bool = ...,
-    ) -> View: ...
+    ) -> Self: ...
+    @overload
+    def __new__(
+        cls,
+        label: str,
+        shape: Sequence[SupportsIndex] | SupportsIndex,
+        /,
+        *,
+        dtype: _DTypeLike = ...,
+        space: _MemorySpaceLike = ...,
+        layout: _LayoutLike = ...,
+        trait: _TraitLike = ...,
+        initialize: _bool = ...,
+    ) -> Self: ...  # the original package's (label, shape) order
     # description
     @property
     def label(self) -> str: ...
@@ -141,24 +157,14 @@ class View:
 class DynRankView(View):
     """A View whose rank is a run-time value (Kokkos::DynRankView, rank 0..7)."""
 
-    def __new__(
-        cls,
-        shape: Sequence[SupportsIndex] | SupportsIndex,
-        dtype: _DTypeLike = ...,
-        *,
-        label: str = ...,
-        space: _MemorySpaceLike = ...,
-        layout: _LayoutLike = ...,
-        trait: _TraitLike = ...,
-        initialize: _bool = ...,
-    ) -> DynRankView: ...
-
 def deep_copy(dst: View, src: object) -> None: ...
 def fence(label: str | None = ...) -> None: ...
 def finalize() -> None: ...
 def is_initialized() -> _bool: ...
 def is_finalized() -> _bool: ...
 def kokkos_version() -> tuple[_int, _int, _int]: ...
-def from_dlpack(x: object, /, *, device: tuple[_int, _int] | None = ..., copy: _bool | None = ..., label: str | None = ...) -> View: ...
+def from_dlpack(
+    x: object, /, *, device: tuple[_int, _int] | None = ..., copy: _bool | None = ..., label: str | None = ...
+) -> View: ...
 
 _tools: ModuleType
