@@ -43,3 +43,8 @@ def test_entry_point_after_finalize_raises(built, module, entry):
 @pytest.mark.parametrize("module", MODULES)
 def test_released_view_passed_to_cxx_names_the_view(built, module, entry):
     scenario("released", module, entry, built)
+
+
+@pytest.mark.parametrize("entry", ["arg", "list"])
+def test_nanobind_released_view_under_warnings_as_errors_raises_type_error(built, entry):
+    scenario("released_warnings_as_errors", "kp_test_nb", entry, built)

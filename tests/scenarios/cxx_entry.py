@@ -96,7 +96,22 @@ def released(module, entry):
     print("OK")
 
 
-CASES = {f.__name__: f for f in (before_initialize, after_finalize, released)}
+def released_warnings_as_errors(module, entry):
+    """Under -W error (warnings.simplefilter("error")) nanobind's caster
+    cannot warn either: the TypeError alone, and nothing aborts."""
+    m, c = _modules(module)
+    kokkos.initialize()
+    w = kokkos.array("gone_1d", [3], dtype=kokkos.double)
+    kokkos.finalize()
+    calls = {"arg": lambda: m.scale(w, 2.0), "list": lambda: m.sum_list([w])}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with raises(TypeError, "incompatible function arguments"):
+            calls[entry]()
+    print("OK")
+
+
+CASES = {f.__name__: f for f in (before_initialize, after_finalize, released, released_warnings_as_errors)}
 
 if __name__ == "__main__":
     run(CASES)
