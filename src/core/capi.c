@@ -228,14 +228,16 @@ static PyObject *capi_view_from_deleter(const kokkos_python_view_desc *d, kokkos
   /* Memory bound to Kokkos is released at finalize, so Kokkos must run: it
    * is initialized with defaults as View creation does, and refused once
    * finalized. */
-  if (kokkos_bound && kp_bridge_is_finalized()) {
-    PyErr_Format(PyExc_RuntimeError,
-                 "%s: Kokkos has been finalized; Kokkos-owned memory can only be handed to Python while Kokkos "
-                 "runs",
-                 where);
-    return NULL;
+  if (kokkos_bound && !kp_bridge_is_initialized()) {
+    if (kp_bridge_is_finalized()) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "%s: Kokkos has been finalized; Kokkos-owned memory can only be handed to Python while Kokkos "
+                   "runs",
+                   where);
+      return NULL;
+    }
+    if (kp_runtime_ensure() < 0) return NULL;
   }
-  if (kokkos_bound && kp_runtime_ensure() < 0) return NULL;
   capi_external *ext = (capi_external *)PyMem_Malloc(sizeof *ext);
   if (!ext) return PyErr_NoMemory();
   ext->deleter = deleter;
