@@ -1,6 +1,7 @@
 #!/usr/bin/env python
 
 import argparse
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from ex_generate import generate_view, modify_view
 import kokkos
 
 
-def print_data(label, name, data):
+def print_data(label: str, name: str, data: Any) -> None:
     # write the type info
     print(f"{label:12} : {type(data).__name__} (ndim={data.ndim}, shape={data.shape})")
 
@@ -40,7 +41,7 @@ def print_data(label, name, data):
         raise ValueError("only 2 dimensions are supported")
 
 
-def user_bindings(args):
+def user_bindings(args: argparse.Namespace) -> None:
     # get the kokkos view
     view = generate_view(args.ndim)
     print_data("Kokkos View", "view", view.create_mirror_view())
@@ -54,7 +55,7 @@ def user_bindings(args):
     print_data("Numpy Array", "arr", arr)
 
 
-def to_numpy(args):
+def to_numpy(args: argparse.Namespace) -> None:
     # get the kokkos view
     view = kokkos.array(
         "python_allocated_view",
@@ -72,7 +73,7 @@ def to_numpy(args):
     print_data("Numpy Array", "arr", arr)
 
 
-def from_numpy(args):
+def from_numpy(args: argparse.Namespace) -> None:
     arr = np.ones([args.ndim, args.ndim], dtype=np.int32)
     for i in range(args.ndim):
         arr[i, i] = 0

@@ -27,25 +27,29 @@ import argparse
 import sys
 
 import numpy as np
+import numpy.typing as npt
 from mpi4py import MPI
 
 import kokkos
 
+FloatArray = npt.NDArray[np.float64]
 
-def initial(x):
+
+def initial(x: FloatArray) -> FloatArray:
     return np.sin(np.pi * x) + 0.5 * np.sin(3 * np.pi * x)
 
 
-def exact(x, t):
-    return np.exp(-(np.pi**2) * t) * np.sin(np.pi * x) + 0.5 * np.exp(-9 * np.pi**2 * t) * np.sin(3 * np.pi * x)
+def exact(x: FloatArray, t: float) -> FloatArray:
+    decay1, decay3 = float(np.exp(-(np.pi**2) * t)), float(np.exp(-9 * np.pi**2 * t))
+    return decay1 * np.sin(np.pi * x) + 0.5 * decay3 * np.sin(3 * np.pi * x)
 
 
-def step(u, u_new, r):
+def step(u: FloatArray, u_new: FloatArray, r: float) -> None:
     """One FTCS step on the interior of u (halos / boundaries at both ends)."""
     u_new[1:-1] = u[1:-1] + r * (u[:-2] - 2.0 * u[1:-1] + u[2:])
 
 
-def serial(n, steps, r):
+def serial(n: int, steps: int, r: float) -> FloatArray:
     """The whole domain on one NumPy array: the reference."""
     x = np.linspace(0.0, 1.0, n + 2)
     u = initial(x)
@@ -57,7 +61,7 @@ def serial(n, steps, r):
     return u[1:-1]
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--points", type=int, default=256, help="interior grid points (all ranks)")
     parser.add_argument("--steps", type=int, default=20000, help="time steps")
@@ -124,7 +128,7 @@ def main(argv=None):
             f"total heat = {total[0]:.6f}: {'OK' if ok else 'MISMATCH'}"
         )
         status = 0 if ok else 1
-    return comm.bcast(status, root=0)
+    return int(comm.bcast(status, root=0))
 
 
 if __name__ == "__main__":

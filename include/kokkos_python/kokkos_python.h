@@ -163,10 +163,12 @@ typedef struct kokkos_python_api {
   /* New reference to a View over desc->data that owns it: deleter(ctx)
    * releases it (see kokkos_python_deleter). kokkos_bound: 1 when the
    * memory must go before Kokkos finalizes (it belongs to Kokkos, e.g. a
-   * heap copy of a Kokkos::View); the View then reads as released. tag:
-   * a static string the creator chooses, returned by external_owner; may
-   * be NULL. On failure returns NULL with an exception and does NOT call
-   * deleter: the memory still belongs to the caller. */
+   * heap copy of a Kokkos::View); the View then reads as released. With
+   * kokkos_bound, Kokkos is initialized with defaults first if nothing has
+   * (as creating a View does), and RuntimeError is raised once Kokkos was
+   * finalized. tag: a static string the creator chooses, returned by
+   * external_owner; may be NULL. On failure returns NULL with an exception
+   * and does NOT call deleter: the memory still belongs to the caller. */
   PyObject *(*view_from_deleter)(const kokkos_python_view_desc *desc, kokkos_python_deleter deleter, void *ctx,
                                  int kokkos_bound, const char *tag);
 

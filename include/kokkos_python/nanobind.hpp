@@ -13,10 +13,13 @@
 // __array_interface__ objects are wrapped without a copy; None and anything
 // else fail to load, so nanobind raises its usual TypeError, where a
 // parameter reads as e.g. kokkos.View[float64, 2, LayoutRight, HostSpace].
-// A View released at Kokkos finalize, or any View once Kokkos was
-// finalized, raises RuntimeError; the first call before anything
-// initialized Kokkos initializes it. Return values become kokkos.Views
-// sharing ownership (to_python). Call kokkos_python::import() in NB_MODULE
+// The first call before anything initialized Kokkos initializes it. A View
+// released at Kokkos finalize, or any View once Kokkos was finalized, does
+// not load: nanobind calls casters from noexcept code (std::vector<View>,
+// std::optional<View>), so the caster never throws; it warns with the
+// reason (RuntimeWarning: "... 'label' was released ...") and nanobind
+// raises its TypeError. (pybind11's casters raise the RuntimeError itself.)
+// Return values become kokkos.Views sharing ownership (to_python). Call kokkos_python::import() in NB_MODULE
 // so that a Kokkos runtime mismatch is reported at import.
 //
 // kokkos_python::from_python<ViewT>(handle) is the explicit form; it throws
@@ -53,6 +56,27 @@ struct text {
   }
 };
 
+// The Python error a View argument raised while loading (a released View,
+// Kokkos finalized), told as a RuntimeWarning with its message, so that
+// the TypeError nanobind raises next ("incompatible function arguments")
+// is not all the caller hears. Clears the error; never throws. Under
+// -W error the warning itself fails and is dropped: the TypeError remains.
+inline void report_load_error() noexcept {
+  PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  PyObject *text = value ? PyObject_Str(value) : nullptr;
+  const char *msg = text ? PyUnicode_AsUTF8(text) : nullptr;
+  if (!msg) PyErr_Clear();
+  if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "%s (the argument cannot be passed to C++; TypeError follows)",
+                       msg ? msg : "a kokkos.View argument failed to load") < 0)
+    PyErr_Clear();
+  Py_XDECREF(text);
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(tb);
+}
+
 }  // namespace nanobind_detail
 }  // namespace kokkos_python
 
@@ -63,13 +87,15 @@ template <class ViewT>
 struct kokkos_python_view_caster {
   NB_TYPE_CASTER(ViewT, (kokkos_python::caster::signature<kokkos_python::nanobind_detail::text, ViewT>()))
 
-  // An error (a released View, Kokkos finalized) is thrown as
-  // python_error, which nanobind's dispatcher raises instead of its
-  // TypeError naming the signatures; hence no noexcept here.
-  bool from_python(handle arg_src, uint8_t arg_flags, cleanup_list *) {
-    const bool convert = (arg_flags & static_cast<uint8_t>(cast_flags::convert)) != 0;
+  // noexcept: nanobind calls this from its own noexcept casters too
+  // (std::vector<View>, std::optional<View>), where a C++ exception would
+  // end the process. An error (a released View, Kokkos finalized) is
+  // therefore not thrown: it is reported (report_load_error) and the
+  // argument does not load, so nanobind raises its TypeError.
+  bool from_python(handle arg_src, uint32_t arg_flags, cleanup_list *) noexcept {
+    const bool convert = (arg_flags & static_cast<uint32_t>(cast_flags::convert)) != 0;
     const auto r = kokkos_python::caster::load(arg_src.ptr(), convert, value);
-    if (r == kokkos_python::caster::load_result::error) throw python_error();
+    if (r == kokkos_python::caster::load_result::error) kokkos_python::nanobind_detail::report_load_error();
     return r == kokkos_python::caster::load_result::loaded;
   }
 

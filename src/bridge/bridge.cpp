@@ -392,6 +392,43 @@ extern "C" int kp_bridge_is_finalized(void) {
 #endif
 }
 
+// Kokkos reads its numeric flags with std::stoi, whose only message is
+// "stoi": check them first and name the argument and what it needs.
+// 0 when arg_arg is fine (or not a numeric Kokkos flag), else KP_E_ARG.
+static kp_status check_numeric_flag(const std::string &arg_arg, kp_error *arg_err) {
+  static const char *const numeric[] = {"threads",   "num-threads", "numa",     "device",
+                                        "device-id", "num-devices", "ndevices", "skip-device"};
+  std::string name;
+  if (arg_arg.rfind("--kokkos-", 0) == 0) name = arg_arg.substr(9);
+#if KOKKOS_VERSION < 40000
+  else if (arg_arg.rfind("--", 0) == 0)  // 3.x still reads --threads=, --numa=, ...
+    name = arg_arg.substr(2);
+#endif
+  else
+    return KP_OK;
+  const size_t eq = name.find('=');
+  if (eq == std::string::npos) return KP_OK;
+  const std::string value = name.substr(eq + 1);
+  name.resize(eq);
+  bool is_numeric = false;
+  for (const char *n : numeric) is_numeric = is_numeric || name == n;
+  if (!is_numeric) return KP_OK;
+  // num-devices / ndevices take N or N,M (devices, then the one to skip).
+  const bool pair = name == "num-devices" || name == "ndevices";
+  bool ok = !value.empty() && value.size() < 10;
+  int commas = 0;
+  for (char c : value) {
+    if (c == ',' && pair && ++commas == 1) continue;
+    ok = ok && c >= '0' && c <= '9';
+  }
+  ok = ok && value.front() != ',' && value.back() != ',';
+  if (ok) return KP_OK;
+  char msg[sizeof(arg_err->message)];
+  std::snprintf(msg, sizeof msg, "argument '%.200s': expected a non-negative integer%s after '=', got '%.100s'",
+                arg_arg.c_str(), pair ? " (or N,M)" : "", value.c_str());
+  return fail(arg_err, KP_E_ARG, msg);
+}
+
 extern "C" kp_status kp_bridge_initialize(int argc, char **argv, const kp_init_settings *arg_s, kp_error *err) {
   return guarded(err, [&]() -> kp_status {
     if (kp_bridge_is_finalized())
@@ -417,6 +454,8 @@ extern "C" kp_status kp_bridge_initialize(int argc, char **argv, const kp_init_s
       if (arg_s->tools_args) args.push_back(std::string("--kokkos-tools-args=") + arg_s->tools_args);
       print_config = arg_s->print_configuration > 0;
     }
+    for (auto &a : args)
+      if (auto st = check_numeric_flag(a, err)) return st;
     std::vector<char *> cargv;
     for (auto &a : args) cargv.push_back(a.data());
     cargv.push_back(nullptr);

@@ -6,14 +6,24 @@
 #include "bridge.h"
 
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 
 namespace kokkos_python::impl {
 
 // Writes arg_what into *arg_err (when given) and returns arg_status.
+// Kokkos' own messages end with a stack-trace placeholder ("Traceback
+// functionality not available") and blank lines that mean nothing in a
+// Python exception: those are cut off.
 inline kp_status fail(kp_error *arg_err, kp_status arg_status, const char *arg_what) noexcept {
-  if (arg_err) std::snprintf(arg_err->message, sizeof(arg_err->message), "%s", arg_what);
+  if (!arg_err) return arg_status;
+  char *msg = arg_err->message;
+  std::snprintf(msg, sizeof(arg_err->message), "%s", arg_what ? arg_what : "");
+  if (char *trace = std::strstr(msg, "Traceback functionality not available")) *trace = '\0';
+  size_t n = std::strlen(msg);
+  while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ' || msg[n - 1] == '\r' || msg[n - 1] == '\t'))
+    msg[--n] = '\0';
   return arg_status;
 }
 

@@ -225,12 +225,18 @@ static PyObject *capi_view_from_deleter(const kokkos_python_view_desc *d, kokkos
   static const char *where = "kokkos_python view_from_deleter()";
   Py_ssize_t shape[KP_MAX_RANK], strides[KP_MAX_RANK];
   if (capi_check_desc(d, shape, strides, where) < 0) return NULL;
+  /* Memory bound to Kokkos is released at finalize, so Kokkos must run: it
+   * is initialized with defaults as View creation does, and refused once
+   * finalized. */
   if (kokkos_bound && !kp_bridge_is_initialized()) {
-    PyErr_Format(PyExc_RuntimeError,
-                 "%s: Kokkos is not initialized%s; Kokkos-owned memory can only be handed to Python while "
-                 "Kokkos runs",
-                 where, kp_bridge_is_finalized() ? " (it was finalized)" : "");
-    return NULL;
+    if (kp_bridge_is_finalized()) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "%s: Kokkos has been finalized; Kokkos-owned memory can only be handed to Python while Kokkos "
+                   "runs",
+                   where);
+      return NULL;
+    }
+    if (kp_runtime_ensure() < 0) return NULL;
   }
   capi_external *ext = (capi_external *)PyMem_Malloc(sizeof *ext);
   if (!ext) return PyErr_NoMemory();

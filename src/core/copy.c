@@ -394,6 +394,10 @@ int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
     return -1;
   }
   if ((PyObject *)dst == src) return 0;
+  /* The auto-initialization rule (module.c, kp_runtime_ensure): a copy or
+   * fill initializes Kokkos with defaults, even between two Views over
+   * foreign memory, and raises RuntimeError once Kokkos was finalized. */
+  if (kp_runtime_ensure() < 0) return -1;
   if (is_python_scalar(src)) {
     char value[16] = {0};
     if (kp_dtypes[dst->dtype].set(value, src) < 0) return -1;

@@ -139,7 +139,10 @@ int kp_raise_bridge(kp_status status, const kp_error *err, const char *where);
 /* ---- runtime (module.c) ------------------------------------------------------------ */
 
 /* Initializes Kokkos with defaults unless it is initialized; -1 with
- * RuntimeError if it was finalized. */
+ * RuntimeError if it was finalized. The one auto-initialization rule:
+ * every entry point that allocates, copies, fills or mirrors a View, or
+ * hands one to C++ (the casters, the C API for Kokkos-owned memory), calls
+ * this first; wrapping foreign memory (a NumPy array, DLPack) does not. */
 int kp_runtime_ensure(void);
 
 /* ---- Allocation (owner.c) ---------------------------------------------------------- */

@@ -511,8 +511,8 @@ static PyMethodDef view_methods[] = {
      "create_mirror(copy=True, space=None): a new View in host memory (or space) with this shape and layout; "
      "copy=True copies the data."},
     {"create_mirror_view", (PyCFunction)(void (*)(void))kp_view_create_mirror_view, METH_FASTCALL | METH_KEYWORDS,
-     "create_mirror_view(copy=True, space=None): this View itself if the host (or space) can access it, else a "
-     "mirror; copy=True copies the data into a new mirror."},
+     "create_mirror_view(copy=True, space=None): this View itself (no copy, whatever copy says) when the host "
+     "(or space) can access it; else a new mirror, into which copy=True copies the data."},
     {"deep_copy", (PyCFunction)(void (*)(void))kp_view_deep_copy_method, METH_FASTCALL | METH_KEYWORDS,
      "deep_copy(src): copy src (View, array, buffer or scalar) into this View."},
     {"__dlpack__", (PyCFunction)(void (*)(void))kp_view_dlpack, METH_FASTCALL | METH_KEYWORDS,

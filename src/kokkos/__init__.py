@@ -33,7 +33,15 @@ from .runtime import (
     print_configuration,
 )
 from .interop import asarray, from_dlpack
-from ._paths import get_cmake_dir, get_include  # for C and C++ modules (python -m kokkos)
+from ._paths import (  # for C and C++ modules (python -m kokkos; docs/cxx.md)
+    build_config,
+    get_cmake_dir,
+    get_include,
+    get_kokkos_include,
+    get_kokkos_library,
+    include_dirs,
+    ldflags,
+)
 from .utility import (
     DynRankView,
     View,
@@ -79,3 +87,86 @@ globals().update(layout.__members__)
 globals().update(memory_trait.__members__)
 
 from . import tools  # noqa: E402  (kokkos.tools, as in pykokkos-base)
+
+# The public API, for `from kokkos import *` and documentation tools. The
+# enumeration members join it by name, except those that would shadow a
+# built-in (kokkos.float, kokkos.int, kokkos.bool stay attributes only:
+# a star import must leave Python's float, int and bool alone).
+__all__ = [
+    "DynRankView",
+    "HostAccessError",
+    "Shape",
+    "View",
+    "array",
+    "asarray",
+    "build_config",
+    "convert_dtype",
+    "create_mirror",
+    "create_mirror_view",
+    "create_mirror_view_and_copy",
+    "deep_copy",
+    "device",
+    "device_id",
+    "devices",
+    "dtype",
+    "dtypes",
+    "enabled_backends",
+    "enabled_memory_spaces",
+    "fence",
+    "finalize",
+    "from_dlpack",
+    "get_cmake_dir",
+    "get_device_available",
+    "get_dtype",
+    "get_execution_space",
+    "get_execution_space_available",
+    "get_host_accessible",
+    "get_include",
+    "get_kokkos_include",
+    "get_kokkos_library",
+    "get_layout",
+    "get_layout_available",
+    "get_memory_space",
+    "get_memory_space_available",
+    "get_memory_trait",
+    "get_memory_trait_available",
+    "include_dirs",
+    "initialize",
+    "is_finalized",
+    "is_initialized",
+    "kokkos_version",
+    "layout",
+    "layouts",
+    "ldflags",
+    "libpykokkos",
+    "max_concrete_rank",
+    "memory_space",
+    "memory_spaces",
+    "memory_trait",
+    "memory_traits",
+    "mpi",
+    "pickling",
+    "print_configuration",
+    "read_dtype",
+    "tools",
+    "unmanaged_array",
+    "version",
+    "version_info",
+]
+
+
+def _enum_names() -> list[str]:
+    import builtins
+
+    seen = set(__all__)
+    names = []
+    for enum in (dtype, device, memory_space, layout, memory_trait):
+        for name in enum.__members__:
+            if name not in seen and not hasattr(builtins, name):
+                seen.add(name)
+                names.append(name)
+    return names
+
+
+__all__ += _enum_names()
+del _enum_names

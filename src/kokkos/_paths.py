@@ -42,6 +42,19 @@ def build_config() -> dict:
         ) from None
 
 
+def get_kokkos_include() -> str:
+    """The directory holding ``Kokkos_Core.hpp`` of the Kokkos this package
+    was built with (``-I`` it next to get_include() for C++ modules)."""
+    return build_config().get("kokkos_include_dir") or ""
+
+
+def get_kokkos_library() -> str:
+    """The path of the Kokkos core library (``libkokkoscore.so``) this
+    package uses; a C++ module must link this very library (one Kokkos
+    runtime per process)."""
+    return build_config().get("kokkos_library") or ""
+
+
 def include_dirs() -> list[str]:
     """Every include directory a C++ module needs: the public headers, the
     Kokkos headers the package was built with, and Python's."""

@@ -102,6 +102,20 @@ class memory_trait(IntFlag):
     Restrict = 8
     Aligned = 16
 
+    def __str__(self):
+        # Names on every Python (3.11 prints IntFlags as their int):
+        # memory_trait.Managed, memory_trait.RandomAccess|Atomic.
+        if self.value == 0:
+            return "memory_trait.Managed"
+        names = [m.name for m in type(self) if m.value and (self.value & m.value) == m.value]
+        rest = self.value & ~sum(m.value for m in type(self))
+        if rest:
+            names.append(str(rest))
+        return "memory_trait." + "|".join(names)
+
+    def __format__(self, spec):
+        return str(self) if not spec else int.__format__(int(self), spec)
+
 
 memory_trait.__module__ = "kokkos"
 

@@ -11,6 +11,7 @@ import atexit
 import gc
 import os
 import sys
+import warnings
 
 from . import _core
 from ._types import _BUILD, _EXEC_NAMES, _SPACE_NAMES
@@ -50,21 +51,51 @@ def initialize(
         raise TypeError("kokkos.initialize(): argv must be a list of str, not a str")
     else:
         argv = list(argv)
-    return _core._initialize(
+    libs = None if tools_libs is None else _tools_libs(tools_libs)
+    initialized = _core._initialize(
         argv,
         num_threads,
         device_id,
         disable_warnings,
         print_configuration,
-        None if tools_libs is None else _join(tools_libs),
+        libs,
         tools_args,
     )
+    # tools_libs, else the variables Kokkos reads (4.x, then 3.x)
+    requested = libs or os.environ.get("KOKKOS_TOOLS_LIBS") or os.environ.get("KOKKOS_PROFILE_LIBRARY")
+    if initialized and requested and not _core._tools.profile_library_loaded():
+        # Kokkos prints its own error on stderr and runs on without the tool.
+        warnings.warn(
+            f"kokkos.initialize(): Kokkos could not load the Tools library {requested!r} (see its message "
+            "on stderr), or it provides no Kokkos Tools callback; Kokkos runs without it",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return initialized
 
 
-def _join(libs):
-    if isinstance(libs, str):
-        return libs
-    return ";".join(str(x) for x in libs)
+def _tools_libs(libs):
+    """tools_libs as Kokkos reads it (';'-separated), after checking that
+    every entry naming a path (one with a '/') exists: Kokkos would only
+    print an error and go on without the tool."""
+    if isinstance(libs, (str, os.PathLike)):
+        entries = [os.fspath(libs)]
+    else:
+        try:
+            entries = [os.fspath(x) for x in libs]
+        except TypeError:
+            raise TypeError(
+                "kokkos.initialize(): tools_libs must be a path or a list of paths, "
+                f"got {type(libs).__name__}"
+            ) from None
+    parts = [p for e in entries for p in e.split(";") if p]
+    for path in parts:
+        if os.sep in path and not os.path.exists(path):
+            raise ValueError(
+                f"kokkos.initialize(): tools_libs: {path!r} does not exist; give the path of a Kokkos Tools "
+                "library (a .so file) or a bare library name the dynamic loader finds"
+            )
+    return ";".join(parts)
 
 
 def finalize():

@@ -272,8 +272,11 @@ def create_mirror(src, copy=False, space=None):
 
 
 def create_mirror_view(src, copy=False, space=None):
-    """Kokkos::create_mirror_view: src itself when the host (or ``space``) can
-    access it, else a new mirror."""
+    """Kokkos::create_mirror_view: ``src`` itself when the host (or
+    ``space``) can access it -- then nothing is copied and ``copy`` changes
+    nothing, even ``copy=True`` -- else a new mirror in host memory (or
+    ``space``) with src's shape and layout, into which ``copy=True`` copies
+    src's data."""
     return src.create_mirror_view(copy=copy, space=space)
 
 

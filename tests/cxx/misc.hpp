@@ -9,6 +9,7 @@
 #include <kokkos_python/kokkos_python.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -98,6 +99,20 @@ void register_misc(Module &m) {
   m.def("sum_const", [](Kokkos::View<const double *, Kokkos::HostSpace> v) {
     double s = 0;
     for (std::size_t i = 0; i < v.extent(0); ++i) s += v(i);
+    return s;
+  });
+  // Views inside containers: the binding library loads them from its own
+  // casters (nanobind's are noexcept), so a load error must not throw.
+  m.def("sum_list", [](std::vector<V1> vs) {
+    double s = 0;
+    for (auto &v : vs)
+      for (std::size_t i = 0; i < v.extent(0); ++i) s += v(i);
+    return s;
+  });
+  m.def("sum_optional", [](std::optional<V1> v) {
+    double s = 0;
+    if (v)
+      for (std::size_t i = 0; i < v->extent(0); ++i) s += (*v)(i);
     return s;
   });
   m.def("scale", [](V1 v, double a) {

@@ -2,6 +2,7 @@
 // the same functions as kp_test_pyb, with a smaller type matrix (every
 // dtype at rank 2, ranks 1..8 of float64 in every layout, DynRankView).
 #include <kokkos_python/nanobind.hpp>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>

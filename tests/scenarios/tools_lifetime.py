@@ -8,6 +8,7 @@ seen by a tool library (tests/test_cuda_tools.py, where Kokkos has CUDA).
 """
 
 import gc
+import warnings
 
 import kokkos
 import kokkos.tools as kt
@@ -84,7 +85,16 @@ def mark_event():
 
 
 def missing_library():
-    kokkos.initialize(tools_libs="/nonexistent/libtool.so")
+    """A path that does not exist is refused before Kokkos initializes; a
+    library the loader cannot find is Kokkos' error on stderr and Python's
+    RuntimeWarning, and Kokkos runs on without it."""
+    with raises(ValueError, "'/nonexistent/libtool.so' does not exist"):
+        kokkos.initialize(tools_libs="/nonexistent/libtool.so")
+    assert not kokkos.is_initialized()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kokkos.initialize(tools_libs="libkp_missing_tool.so")
+    assert any("could not load the Tools library" in str(w.message) for w in caught)
     kt.push_region("x")
     kt.pop_region()
     print("alive", kt.profile_library_loaded())

@@ -1,0 +1,419 @@
+# Type stubs of the kokkos package (the pykokkos-base API). The View type
+# and the runtime functions are in _core.pyi, Kokkos Tools in tools/.
+# Checked against the installed package by `stubtest kokkos`
+# (scripts/typecheck.sh; stubtest-allowlist.txt says what cannot match).
+#
+# kokkos.float, kokkos.int and kokkos.bool are dtype members (float32,
+# int32, bool) that shadow the built-ins here: annotations below spell the
+# built-ins _float, _int, _bool.
+from builtins import bool as _bool
+from builtins import int as _int
+from collections.abc import Sequence
+from enum import IntEnum, IntFlag
+from typing import Any, Literal, SupportsIndex, TextIO, overload
+
+from . import _core as libpykokkos
+from . import mpi as mpi
+from . import pickling as pickling
+from . import tools as tools
+from ._core import DynRankView as DynRankView
+from ._core import HostAccessError as HostAccessError
+from ._core import View as View
+from ._core import _DTypeLike, _LayoutLike, _MemorySpaceLike, _TraitLike
+from ._core import deep_copy as deep_copy
+from ._core import fence as fence
+from ._core import from_dlpack as from_dlpack
+from ._core import device_id as device_id
+from ._core import is_finalized as is_finalized
+from ._core import is_initialized as is_initialized
+from ._core import kokkos_version as kokkos_version
+from ._types import Shape as Shape
+
+__version__: str
+version: str
+version_info: tuple[_int, _int, _int]
+
+# ---- enumerations (their members are also module attributes, below) ----
+
+class dtype(IntEnum):
+    """View element types (kokkos.float64 is also kokkos.double, ...)."""
+
+    @property
+    def dtype(self) -> Any: ...  # the numpy.dtype
+    int8 = ...
+    int16 = ...
+    int32 = ...
+    int64 = ...
+    uint8 = ...
+    uint16 = ...
+    uint32 = ...
+    uint64 = ...
+    float32 = ...
+    float64 = ...
+    complex64 = ...
+    complex128 = ...
+    bool = ...
+    float16 = ...
+    signed_char = ...
+    char = ...
+    short = ...
+    int = ...
+    long = ...
+    long_long = ...
+    unsigned_char = ...
+    unsigned_short = ...
+    unsigned = ...
+    unsigned_int = ...
+    unsigned_long = ...
+    unsigned_long_long = ...
+    float = ...
+    single = ...
+    double = ...
+    complex_float = ...
+    complex_double = ...
+    bool_ = ...
+    half = ...
+
+class device(IntEnum):
+    """Kokkos execution spaces (backends)."""
+
+    Serial = ...
+    Threads = ...
+    OpenMP = ...
+    Cuda = ...
+    HPX = ...
+    HIP = ...
+    SYCL = ...
+    OpenMPTarget = ...
+    DefaultExecutionSpace = ...
+    DefaultHostExecutionSpace = ...
+
+class memory_space(IntEnum):
+    """Kokkos memory spaces."""
+
+    HostSpace = ...
+    CudaSpace = ...
+    CudaUVMSpace = ...
+    CudaHostPinnedSpace = ...
+    HBWSpace = ...
+    HIPSpace = ...
+    HIPHostPinnedSpace = ...
+    OpenMPTargetSpace = ...
+    SYCLSharedUSMSpace = ...
+    SYCLDeviceUSMSpace = ...
+    DefaultMemorySpace = ...
+    DefaultHostMemorySpace = ...
+    Host = ...
+    Serial = ...
+    Threads = ...
+    OpenMP = ...
+    HPX = ...
+    Cuda = ...
+    HIP = ...
+    OpenMPTarget = ...
+    SYCL = ...
+
+class layout(IntEnum):
+    """Kokkos array layouts."""
+
+    LayoutRight = ...
+    LayoutLeft = ...
+    LayoutStride = ...
+
+class memory_trait(IntFlag):
+    """Kokkos memory traits; combine them with | as Kokkos::MemoryTraits."""
+
+    Managed = 0
+    Unmanaged = 1
+    RandomAccess = 2
+    Atomic = 4
+    Restrict = 8
+    Aligned = 16
+
+dtypes: tuple[dtype, ...]
+devices: tuple[device, ...]
+memory_spaces: tuple[memory_space, ...]
+layouts: tuple[layout, ...]
+memory_traits: tuple[memory_trait, ...]
+
+# the members as module attributes (memory spaces win over execution spaces of the same name)
+int8: dtype
+int16: dtype
+int32: dtype
+int64: dtype
+uint8: dtype
+uint16: dtype
+uint32: dtype
+uint64: dtype
+float32: dtype
+float64: dtype
+complex64: dtype
+complex128: dtype
+bool: dtype
+float16: dtype
+signed_char: dtype
+char: dtype
+short: dtype
+int: dtype
+long: dtype
+long_long: dtype
+unsigned_char: dtype
+unsigned_short: dtype
+unsigned: dtype
+unsigned_int: dtype
+unsigned_long: dtype
+unsigned_long_long: dtype
+float: dtype
+single: dtype
+double: dtype
+complex_float: dtype
+complex_double: dtype
+bool_: dtype
+half: dtype
+Serial: memory_space
+Threads: memory_space
+OpenMP: memory_space
+Cuda: memory_space
+HPX: memory_space
+HIP: memory_space
+SYCL: memory_space
+OpenMPTarget: memory_space
+DefaultExecutionSpace: device
+DefaultHostExecutionSpace: device
+HostSpace: memory_space
+CudaSpace: memory_space
+CudaUVMSpace: memory_space
+CudaHostPinnedSpace: memory_space
+HBWSpace: memory_space
+HIPSpace: memory_space
+HIPHostPinnedSpace: memory_space
+OpenMPTargetSpace: memory_space
+SYCLSharedUSMSpace: memory_space
+SYCLDeviceUSMSpace: memory_space
+DefaultMemorySpace: memory_space
+DefaultHostMemorySpace: memory_space
+Host: memory_space
+LayoutRight: layout
+LayoutLeft: layout
+LayoutStride: layout
+Managed: memory_trait
+Unmanaged: memory_trait
+RandomAccess: memory_trait
+Atomic: memory_trait
+Restrict: memory_trait
+Aligned: memory_trait
+
+# ---- the runtime ----
+
+def initialize(
+    argv: Sequence[str] | None = ...,
+    *,
+    num_threads: _int | None = ...,
+    device_id: _int | None = ...,
+    disable_warnings: _bool | None = ...,
+    print_configuration: _bool | None = ...,
+    tools_libs: str | Sequence[str] | None = ...,
+    tools_args: str | None = ...,
+) -> _bool: ...
+def finalize() -> None: ...
+def print_configuration(detail: _bool = ..., file: TextIO | None = ...) -> None: ...
+def enabled_backends() -> list[str]: ...
+def enabled_memory_spaces() -> list[str]: ...
+
+# ---- Views ----
+
+max_concrete_rank: _int
+
+def array(
+    shape_label_or_array: str | Sequence[SupportsIndex] | object,
+    shape: Sequence[SupportsIndex] | None = ...,
+    label: str | None = ...,
+    array: object = ...,
+    dtype: _DTypeLike = ...,
+    space: _MemorySpaceLike = ...,
+    layout: _LayoutLike = ...,
+    trait: _TraitLike = ...,
+    dynamic: _bool = ...,
+    order: Literal["C", "F"] | None = ...,
+    copy: _bool = ...,
+) -> View: ...
+
+unmanaged_array = array  # the same function, kept for compatibility
+
+def asarray(
+    obj: object,
+    *,
+    dtype: _DTypeLike | None = ...,
+    space: _MemorySpaceLike | None = ...,
+    layout: _LayoutLike | None = ...,
+    copy: _bool | None = ...,
+    label: str | None = ...,
+) -> View: ...
+def create_mirror(src: View, copy: _bool = ..., space: _MemorySpaceLike | None = ...) -> View: ...
+def create_mirror_view(src: View, copy: _bool = ..., space: _MemorySpaceLike | None = ...) -> View: ...
+def create_mirror_view_and_copy(space: _MemorySpaceLike, src: View) -> View: ...
+
+# ---- names and availability ----
+
+@overload
+def get_dtype(value: str) -> dtype: ...
+@overload
+def get_dtype(value: dtype | _int) -> str: ...
+@overload
+def get_memory_space(value: str) -> memory_space: ...
+@overload
+def get_memory_space(value: memory_space | _int) -> str: ...
+@overload
+def get_layout(value: str) -> layout: ...
+@overload
+def get_layout(value: layout | _int) -> str: ...
+@overload
+def get_memory_trait(value: str) -> memory_trait: ...
+@overload
+def get_memory_trait(value: memory_trait | _int) -> str: ...
+@overload
+def get_execution_space(value: str) -> device: ...
+@overload
+def get_execution_space(value: device | _int) -> str: ...
+def get_memory_space_available(space: memory_space | _int | str) -> _bool: ...
+def get_host_accessible(space: memory_space | _int | str) -> _bool: ...
+def get_execution_space_available(space: device | _int | str) -> _bool: ...
+def get_device_available(space: device | _int | str) -> _bool: ...
+def get_layout_available(value: layout | _int | str) -> _bool: ...
+def get_memory_trait_available(value: memory_trait | _int | str) -> _bool: ...
+def convert_dtype(_dtype: dtype | _int | str, _module: Any = ...) -> Any: ...
+def read_dtype(_dtype: object) -> Any: ...
+
+# ---- building C and C++ modules (docs/cxx.md) ----
+
+def get_include() -> str: ...
+def get_cmake_dir() -> str: ...
+def get_kokkos_include() -> str: ...
+def get_kokkos_library() -> str: ...
+def include_dirs() -> list[str]: ...
+def ldflags() -> list[str]: ...
+def build_config() -> dict[str, Any]: ...
+
+__all__ = [
+    "DynRankView",
+    "HostAccessError",
+    "Shape",
+    "View",
+    "array",
+    "asarray",
+    "build_config",
+    "convert_dtype",
+    "create_mirror",
+    "create_mirror_view",
+    "create_mirror_view_and_copy",
+    "deep_copy",
+    "device",
+    "device_id",
+    "devices",
+    "dtype",
+    "dtypes",
+    "enabled_backends",
+    "enabled_memory_spaces",
+    "fence",
+    "finalize",
+    "from_dlpack",
+    "get_cmake_dir",
+    "get_device_available",
+    "get_dtype",
+    "get_execution_space",
+    "get_execution_space_available",
+    "get_host_accessible",
+    "get_include",
+    "get_kokkos_include",
+    "get_kokkos_library",
+    "get_layout",
+    "get_layout_available",
+    "get_memory_space",
+    "get_memory_space_available",
+    "get_memory_trait",
+    "get_memory_trait_available",
+    "include_dirs",
+    "initialize",
+    "is_finalized",
+    "is_initialized",
+    "kokkos_version",
+    "layout",
+    "layouts",
+    "ldflags",
+    "libpykokkos",
+    "max_concrete_rank",
+    "memory_space",
+    "memory_spaces",
+    "memory_trait",
+    "memory_traits",
+    "mpi",
+    "pickling",
+    "print_configuration",
+    "read_dtype",
+    "tools",
+    "unmanaged_array",
+    "version",
+    "version_info",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "float16",
+    "signed_char",
+    "char",
+    "short",
+    "long",
+    "long_long",
+    "unsigned_char",
+    "unsigned_short",
+    "unsigned",
+    "unsigned_int",
+    "unsigned_long",
+    "unsigned_long_long",
+    "single",
+    "double",
+    "complex_float",
+    "complex_double",
+    "bool_",
+    "half",
+    "Serial",
+    "Threads",
+    "OpenMP",
+    "Cuda",
+    "HPX",
+    "HIP",
+    "SYCL",
+    "OpenMPTarget",
+    "DefaultExecutionSpace",
+    "DefaultHostExecutionSpace",
+    "HostSpace",
+    "CudaSpace",
+    "CudaUVMSpace",
+    "CudaHostPinnedSpace",
+    "HBWSpace",
+    "HIPSpace",
+    "HIPHostPinnedSpace",
+    "OpenMPTargetSpace",
+    "SYCLSharedUSMSpace",
+    "SYCLDeviceUSMSpace",
+    "DefaultMemorySpace",
+    "DefaultHostMemorySpace",
+    "Host",
+    "LayoutRight",
+    "LayoutLeft",
+    "LayoutStride",
+    "Managed",
+    "Unmanaged",
+    "RandomAccess",
+    "Atomic",
+    "Restrict",
+    "Aligned",
+]
