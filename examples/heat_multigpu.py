@@ -28,32 +28,43 @@ Prints the time per step; exit status 0 when the check passes.
 """
 
 import argparse
+import importlib
 import os
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 import kokkos
 from kokkos import mpi as kmpi
 
-try:
-    from mpi4py import MPI
-except ImportError:  # one rank without MPI
-    MPI = None
 
-try:
-    import cupy
-except ImportError:
-    cupy = None
+def _optional(name: str) -> Any:
+    """The module, or None where it is not installed."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
 
 
-def exact(n, t):
+MPI = _optional("mpi4py.MPI")  # one rank without MPI when absent
+cupy = _optional("cupy")  # NumPy on the host when absent
+
+FloatArray = npt.NDArray[np.float64]
+Exchange = Callable[[kokkos.View, int, int], None]
+Allreduce = Callable[[kokkos.View, kokkos.View], None]
+
+
+def exact(n: int, t: float) -> FloatArray:
     x = np.arange(1, n + 1) / (n + 1)
-    return np.exp(-2 * np.pi**2 * t) * np.outer(np.sin(np.pi * x), np.sin(np.pi * x))
+    u: FloatArray = np.exp(-2 * np.pi**2 * t) * np.outer(np.sin(np.pi * x), np.sin(np.pi * x))
+    return u
 
 
-def initial_rows(n, first, count):
+def initial_rows(n: int, first: int, count: int) -> FloatArray:
     """Rows first-1 .. first+count (halos included) of the initial field,
     boundary columns included; rows outside the domain are the boundary (0)."""
     h = 1.0 / (n + 1)
@@ -66,14 +77,14 @@ def initial_rows(n, first, count):
     return u
 
 
-def step(xp, u, u_new, r):
+def step(xp: Any, u: Any, u_new: Any, r: float) -> None:
     """One FTCS step on the interior of u (halo rows and boundary columns stay)."""
     u_new[1:-1, 1:-1] = u[1:-1, 1:-1] + r * (
         u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
     )
 
 
-def serial(n, steps, r):
+def serial(n: int, steps: int, r: float) -> FloatArray:
     u = initial_rows(n, 1, n)
     u_new = u.copy()
     for _ in range(steps):
@@ -82,33 +93,29 @@ def serial(n, steps, r):
     return u[1:-1, 1:-1]
 
 
-def _has_nccl():
-    try:
-        from cupy.cuda import nccl
-    except ImportError:
-        return False
-    return bool(getattr(nccl, "available", True))
+def _has_nccl() -> bool:
+    nccl = _optional("cupy.cuda.nccl")
+    return nccl is not None and bool(getattr(nccl, "available", True))
 
 
 class Ranks:
     """mpi4py's COMM_WORLD, or a single rank without MPI."""
 
-    def __init__(self):
-        self.comm = MPI.COMM_WORLD if MPI is not None else None
+    def __init__(self) -> None:
+        self.comm: Any = MPI.COMM_WORLD if MPI is not None else None
         self.rank = self.comm.Get_rank() if self.comm else 0
         self.size = self.comm.Get_size() if self.comm else 1
         self.up = self.rank - 1 if self.rank > 0 else None
         self.down = self.rank + 1 if self.rank < self.size - 1 else None
 
 
-def nccl_exchange(ranks, stream):
+def nccl_exchange(ranks: Ranks, stream: Any) -> tuple[Exchange, Allreduce]:
     """Halo exchange and all-reduce through NCCL on `stream` (Kokkos' stream)."""
-    from cupy.cuda import nccl
-
+    nccl = importlib.import_module("cupy.cuda.nccl")
     uid = ranks.comm.bcast(nccl.get_unique_id() if ranks.rank == 0 else None) if ranks.comm else nccl.get_unique_id()
     comm = nccl.NcclCommunicator(ranks.size, uid, ranks.rank)
 
-    def exchange(u, n_local, width):
+    def exchange(u: kokkos.View, n_local: int, width: int) -> None:
         row = width * 8
         nccl.groupStart()
         if ranks.up is not None:
@@ -119,31 +126,31 @@ def nccl_exchange(ranks, stream):
             comm.recv(u.data + (n_local + 1) * row, width, nccl.NCCL_FLOAT64, ranks.down, stream.ptr)
         nccl.groupEnd()
 
-    def allreduce(local, total):
+    def allreduce(local: kokkos.View, total: kokkos.View) -> None:
         comm.allReduce(local.data, total.data, 1, nccl.NCCL_FLOAT64, nccl.NCCL_SUM, stream.ptr)
 
     return exchange, allreduce
 
 
-def mpi_exchange(ranks):
+def mpi_exchange(ranks: Ranks) -> tuple[Exchange, Allreduce]:
     """Halo exchange and all-reduce through mpi4py (kokkos.mpi decides what
     the MPI library may be given)."""
     comm = ranks.comm
     up = ranks.up if ranks.up is not None else MPI.PROC_NULL
     down = ranks.down if ranks.down is not None else MPI.PROC_NULL
 
-    def sendrecv(send, dest, recv, source):
+    def sendrecv(send: kokkos.View, dest: int, recv: kokkos.View, source: int) -> None:
         try:
             comm.Sendrecv(kmpi.buffer(send), dest=dest, recvbuf=kmpi.buffer(recv), source=source)
         except BufferError:  # device memory, MPI without GPU support: stage explicitly
             with kmpi.staged(send, copy_out=False) as s, kmpi.staged(recv, copy_in=False) as rv:
                 comm.Sendrecv(s, dest=dest, recvbuf=rv, source=source)
 
-    def exchange(u, n_local, width):
+    def exchange(u: kokkos.View, n_local: int, width: int) -> None:
         sendrecv(u[1:2, :], up, u[n_local + 1 : n_local + 2, :], down)
         sendrecv(u[n_local : n_local + 1, :], down, u[0:1, :], up)
 
-    def allreduce(local, total):
+    def allreduce(local: kokkos.View, total: kokkos.View) -> None:
         try:
             comm.Allreduce(kmpi.buffer(local), kmpi.buffer(total), op=MPI.SUM)
         except BufferError:
@@ -153,7 +160,7 @@ def mpi_exchange(ranks):
     return exchange, allreduce
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=512, help="interior points per side")
     parser.add_argument("--steps", type=int, default=500, help="time steps")
@@ -205,10 +212,10 @@ def main(argv=None):
         exchange, allreduce = mpi_exchange(ranks)
     else:  # one rank, no MPI: nothing to exchange
 
-        def exchange(u, n_local, width):
+        def exchange(u: kokkos.View, n_local: int, width: int) -> None:
             pass
 
-        def allreduce(local, total):
+        def allreduce(local: kokkos.View, total: kokkos.View) -> None:
             kokkos.deep_copy(total, local)
 
     if ranks.comm:
