@@ -506,8 +506,8 @@ PyObject *kp_view_deep_copy_method(kp_view *self, PyObject *const *args, Py_ssiz
 }
 
 /* Parses (copy=True, space=None) for the mirror methods. */
-static int parse_mirror_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *where, int *copy,
-                             int *space) {
+static int parse_mirror_args(kp_state *st, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                             const char *where, int *copy, int *space) {
   PyObject *copy_obj = nargs > 0 ? args[0] : NULL, *space_obj = nargs > 1 ? args[1] : NULL;
   if (nargs > 2) {
     PyErr_Format(PyExc_TypeError, "%s takes at most 2 arguments (copy, space)", where);
@@ -529,7 +529,7 @@ static int parse_mirror_args(PyObject *const *args, Py_ssize_t nargs, PyObject *
   if (copy_obj && (*copy = PyObject_IsTrue(copy_obj)) < 0) return -1;
   *space = KP_SPACE_HOST;
   if (space_obj && space_obj != Py_None) {
-    if ((*space = kp_space_from_object(space_obj, where)) < 0) return -1;
+    if ((*space = kp_arg_space(st, space_obj, where)) < 0) return -1;
     if (kp_space_check_available(*space, where) < 0) return -1;
   }
   return 0;
@@ -561,7 +561,7 @@ static PyObject *make_mirror(kp_view *self, int space, int copy, const char *whe
 PyObject *kp_view_create_mirror(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const char *where = "View.create_mirror()";
   int copy, space;
-  if (parse_mirror_args(args, nargs, kwnames, where, &copy, &space) < 0) return NULL;
+  if (parse_mirror_args(kp_state_from_type(Py_TYPE(self)), args, nargs, kwnames, where, &copy, &space) < 0) return NULL;
   if (kp_view_check_released(self)) return NULL;
   return make_mirror(self, space, copy, where);
 }
@@ -569,10 +569,14 @@ PyObject *kp_view_create_mirror(kp_view *self, PyObject *const *args, Py_ssize_t
 PyObject *kp_view_create_mirror_view(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const char *where = "View.create_mirror_view()";
   int copy, space;
-  if (parse_mirror_args(args, nargs, kwnames, where, &copy, &space) < 0) return NULL;
-  if (kp_view_check_released(self)) return NULL;
+  if (parse_mirror_args(kp_state_from_type(Py_TYPE(self)), args, nargs, kwnames, where, &copy, &space) < 0) return NULL;
+  return kp_mirror(self, space, copy, 1, where);
+}
+
+PyObject *kp_mirror(kp_view *src, int space, int copy, int view_if_possible, const char *where) {
+  if (kp_view_check_released(src)) return NULL;
   /* Kokkos returns the View itself when the target space can use its memory. */
-  int usable = space == self->space || (space == KP_SPACE_HOST && kp_bridge_space_host_accessible(self->space));
-  if (usable) return Py_NewRef((PyObject *)self);
-  return make_mirror(self, space, copy, where);
+  int usable = space == src->space || (space == KP_SPACE_HOST && kp_bridge_space_host_accessible(src->space));
+  if (view_if_possible && usable) return Py_NewRef((PyObject *)src);
+  return make_mirror(src, space, copy, where);
 }
