@@ -51,8 +51,8 @@ int kp_args_parse(kp_state *st, const kp_signature *sig, PyObject *const *args, 
                   PyObject **out) {
   for (int i = 0; i < sig->count; ++i) out[i] = NULL;
   if (nargs > sig->positional) {
-    PyErr_Format(PyExc_TypeError, "%s: takes at most %d positional argument%s (%zd given)", sig->name,
-                 sig->positional, sig->positional == 1 ? "" : "s", nargs);
+    PyErr_Format(PyExc_TypeError, "%s: takes at most %d positional argument%s (%zd given)", sig->name, sig->positional,
+                 sig->positional == 1 ? "" : "s", nargs);
     return -1;
   }
   for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
@@ -102,14 +102,15 @@ static const char *const family_wanted[KP_FAMILY_COUNT] = {
     [KP_FAMILY_DTYPE] = "a kokkos dtype (kokkos.float64, kokkos.int32, ...), a NumPy dtype or a dtype name",
     [KP_FAMILY_SPACE] = "a kokkos memory space (kokkos.HostSpace, kokkos.CudaSpace, ...) or its name",
     [KP_FAMILY_LAYOUT] = "a kokkos layout (kokkos.LayoutRight, kokkos.LayoutLeft, kokkos.LayoutStride) or its name",
-    [KP_FAMILY_TRAIT] = "a kokkos memory trait (kokkos.Managed, kokkos.Unmanaged, kokkos.RandomAccess, "
-                        "kokkos.Atomic, kokkos.Restrict, kokkos.Aligned, or several combined with |)",
+    [KP_FAMILY_TRAIT] =
+        "a kokkos memory trait (kokkos.Managed, kokkos.Unmanaged, kokkos.RandomAccess, "
+        "kokkos.Atomic, kokkos.Restrict, kokkos.Aligned, or several combined with |)",
     [KP_FAMILY_DEVICE] = "a kokkos execution space (kokkos.device.Serial, ...)",
 };
 
 static const char *const family_prefix[KP_FAMILY_COUNT] = {
-    [KP_FAMILY_DTYPE] = "kokkos.",       [KP_FAMILY_SPACE] = "kokkos.", [KP_FAMILY_LAYOUT] = "kokkos.",
-    [KP_FAMILY_TRAIT] = "kokkos.",       [KP_FAMILY_DEVICE] = "kokkos.device.",
+    [KP_FAMILY_DTYPE] = "kokkos.", [KP_FAMILY_SPACE] = "kokkos.",         [KP_FAMILY_LAYOUT] = "kokkos.",
+    [KP_FAMILY_TRAIT] = "kokkos.", [KP_FAMILY_DEVICE] = "kokkos.device.",
 };
 
 /* The family of an enumeration member, or -1 for anything else. */

@@ -50,8 +50,8 @@ static PyObject *default_label(kp_state *st, int dynamic, int dtype, int rank, i
   char stars[KP_MAX_RANK + 1];
   memset(stars, '*', (size_t)rank);
   stars[rank] = '\0';
-  label = PyUnicode_FromFormat("%s<%s%s, %s, %s>", dynamic ? "KokkosDynRankView" : "KokkosView",
-                               kp_dtypes[dtype].name, stars, kp_layout_names[layout], kp_spaces[space].name);
+  label = PyUnicode_FromFormat("%s<%s%s, %s, %s>", dynamic ? "KokkosDynRankView" : "KokkosView", kp_dtypes[dtype].name,
+                               stars, kp_layout_names[layout], kp_spaces[space].name);
   if (!label) return NULL;
   PyUnicode_InternInPlace(&label);
   st->label_cache[slot] = label;
@@ -84,7 +84,7 @@ static int check_label(PyObject *label, const char *where) {
 
 /* A flat list or tuple given as kokkos.array's first argument is a shape:
  * say so when it holds data instead. */
-static int check_shape_list(PyObject *seq, const char *where) {
+static int check_shape_list(PyObject *seq, PyObject *given, const char *where) {
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject *e = PySequence_Fast_GET_ITEM(seq, i);
@@ -100,7 +100,7 @@ static int check_shape_list(PyObject *seq, const char *where) {
       PyErr_Format(PyExc_TypeError,
                    "%s: a flat list or tuple is read as the View's shape (as in pykokkos-base), and shape[%zd] = %R "
                    "is not an int; to make a View holding these values use kokkos.array(numpy.array(%R))",
-                   where, i, e, seq);
+                   where, i, e, given);
       return -1;
     }
   }
@@ -132,9 +132,8 @@ static kp_view *wrap_memory(kp_state *st, PyObject *obj, PyObject *label, int dy
                    KP_MAX_RANK - 1);
       return NULL;
     }
-    v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, src->owner, src->data, src->rank,
-                     src->shape, src->strides, src->dtype, src->space, src->traits, src->readonly,
-                     label ? label : src->label);
+    v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, src->owner, src->data, src->rank, src->shape,
+                     src->strides, src->dtype, src->space, src->traits, src->readonly, label ? label : src->label);
   } else if (PyObject_CheckBuffer(obj) || (h = has_attr(obj, "__array_interface__")) > 0) {
     v = kp_view_from_buffer_object(st, obj, 0, label, dynamic);
   } else if (h < 0) {
@@ -150,7 +149,7 @@ static kp_view *wrap_memory(kp_state *st, PyObject *obj, PyObject *label, int dy
     return NULL;
   } else {
     PyErr_Format(PyExc_TypeError,
-                 "%s: cannot use a %.100s as View memory: it exposes neither the buffer protocol nor "
+                 "%s: cannot use an object of type %.100s as View memory: it exposes neither the buffer protocol nor "
                  "__array_interface__ (nor __dlpack__ or __cuda_array_interface__). View memory comes from an array: "
                  "a NumPy array, a View, a PyTorch or CuPy tensor, bytearray, array.array, ... The first argument may "
                  "also be a label (str) or a shape (list or tuple): kokkos.array([3]), kokkos.array('x', [3])",
@@ -170,9 +169,9 @@ static PyObject *from_array(kp_state *st, PyObject *obj, PyObject *label, PyObje
   kp_view *w = wrap_memory(st, obj, label, dynamic, traits, where);
   if (!w) return NULL;
   if (want_dt < 0) want_dt = w->dtype;
-  const char *why = copy                                     ? "copy=True"
-                    : want_dt != w->dtype                    ? "its dtype differs from the one asked for"
-                    : (space >= 0 && space != w->space)      ? "it lives in another memory space"
+  const char *why = copy                                ? "copy=True"
+                    : want_dt != w->dtype               ? "its dtype differs from the one asked for"
+                    : (space >= 0 && space != w->space) ? "it lives in another memory space"
                     : (want_layout >= 0 && want_layout != KP_LAYOUT_STRIDE && w->rank > 1 && want_layout != w->layout)
                         ? "its strides are not those of the layout asked for"
                         : NULL;
@@ -194,8 +193,8 @@ static PyObject *from_array(kp_state *st, PyObject *obj, PyObject *label, PyObje
   spec.dtype = want_dt;
   spec.space = space >= 0 ? space : w->space;
   spec.layout = (want_layout == KP_LAYOUT_RIGHT || want_layout == KP_LAYOUT_LEFT) ? want_layout
-                : w->layout == KP_LAYOUT_LEFT                                    ? KP_LAYOUT_LEFT
-                                                                                 : KP_LAYOUT_RIGHT;
+                : w->layout == KP_LAYOUT_LEFT                                     ? KP_LAYOUT_LEFT
+                                                                                  : KP_LAYOUT_RIGHT;
   spec.traits = traits & ~(unsigned)KP_TRAIT_UNMANAGED;
   spec.dynamic = dynamic;
   spec.zero = 0;
@@ -217,13 +216,13 @@ static const kp_signature sig_array = {"kokkos.array()",
                                        {KP_KW_FIRST, KP_KW_SHAPE, KP_KW_LABEL, KP_KW_ARRAY, KP_KW_DTYPE, KP_KW_SPACE,
                                         KP_KW_LAYOUT, KP_KW_TRAIT, KP_KW_DYNAMIC, KP_KW_ORDER, KP_KW_COPY}};
 
-static const kp_signature sig_unmanaged_array = {"kokkos.unmanaged_array()",
-                                                 11,
-                                                 11,
-                                                 1,
-                                                 {KP_KW_FIRST, KP_KW_SHAPE, KP_KW_LABEL, KP_KW_ARRAY, KP_KW_DTYPE,
-                                                  KP_KW_SPACE, KP_KW_LAYOUT, KP_KW_TRAIT, KP_KW_DYNAMIC, KP_KW_ORDER,
-                                                  KP_KW_COPY}};
+static const kp_signature sig_unmanaged_array = {
+    "kokkos.unmanaged_array()",
+    11,
+    11,
+    1,
+    {KP_KW_FIRST, KP_KW_SHAPE, KP_KW_LABEL, KP_KW_ARRAY, KP_KW_DTYPE, KP_KW_SPACE, KP_KW_LAYOUT, KP_KW_TRAIT,
+     KP_KW_DYNAMIC, KP_KW_ORDER, KP_KW_COPY}};
 
 static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force_unmanaged, PyObject *const *args,
                             Py_ssize_t nargs, PyObject *kwnames) {
@@ -288,7 +287,7 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
   if (layout_o && (spec.layout = kp_arg_layout(st, layout_o, where)) < 0) return NULL;
   if (PyList_Check(shape) || PyTuple_Check(shape)) {
     shape_seq = PySequence_Tuple(shape);
-    if (!shape_seq || check_shape_list(shape_seq, where) < 0) goto done;
+    if (!shape_seq || check_shape_list(shape_seq, shape, where) < 0) goto done;
     shape = shape_seq;
   }
   if (kp_parse_shape(shape, &spec, dynamic ? KP_MAX_RANK - 1 : KP_MAX_RANK, where) < 0) goto done;
@@ -427,8 +426,8 @@ PyObject *kp_py_asarray(PyObject *module, PyObject *const *args, Py_ssize_t narg
     goto done;
   }
   if (copy == 0) {
-    PyErr_Format(PyExc_ValueError, "%s: a View of this %.100s needs a copy (%U), but copy=False", where,
-                 type_name(obj), reasons);
+    PyErr_Format(PyExc_ValueError, "%s: a View of this %.100s needs a copy (%U), but copy=False", where, type_name(obj),
+                 reasons);
     goto done;
   }
   {
@@ -471,8 +470,7 @@ done:
 
 /* ---- mirrors ------------------------------------------------------------------------------ */
 
-static const kp_signature sig_create_mirror = {
-    "kokkos.create_mirror()", 3, 3, 1, {KP_KW_SRC, KP_KW_COPY, KP_KW_SPACE}};
+static const kp_signature sig_create_mirror = {"kokkos.create_mirror()", 3, 3, 1, {KP_KW_SRC, KP_KW_COPY, KP_KW_SPACE}};
 static const kp_signature sig_create_mirror_view = {
     "kokkos.create_mirror_view()", 3, 3, 1, {KP_KW_SRC, KP_KW_COPY, KP_KW_SPACE}};
 static const kp_signature sig_create_mirror_view_and_copy = {
@@ -527,8 +525,8 @@ PyObject *kp_py_create_mirror_view(PyObject *module, PyObject *const *args, Py_s
 PyObject *kp_py_create_mirror_view_and_copy(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                             PyObject *kwnames) {
   PyObject *a[2];
-  if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig_create_mirror_view_and_copy, args, nargs, kwnames,
-                    a) < 0)
+  if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig_create_mirror_view_and_copy, args, nargs, kwnames, a) <
+      0)
     return NULL;
   return mirror_impl(module, &sig_create_mirror_view_and_copy, a[1], Py_True, a[0], 1, 1);
 }
