@@ -11,6 +11,7 @@
  * The GIL is released around every copy and fill.
  */
 #include "core.h"
+#include "host_parallel.h"
 #include "tools_bridge.h"
 
 #include <stdlib.h>
@@ -131,6 +132,44 @@ static void copy_rec(const kp_plan *p, int d, char *dst, const char *src, size_t
     copy_rec(p, d + 1, dst + i * p->dst[d] * isz, src + i * p->src[d] * isz, is);
 }
 
+/* n elements of is bytes, dst stride ds (elements), all set to *value:
+ * typed stores (memcpy of a constant size compiles to one move). */
+#define KP_FILL_LOOP(N)                                                                 \
+  do {                                                                                  \
+    char v_[N];                                                                         \
+    memcpy(v_, value, N);                                                               \
+    if (ds == 1)                                                                        \
+      for (Py_ssize_t i = 0; i < n; ++i) memcpy(dst + i * (N), v_, N);                  \
+    else                                                                                \
+      for (Py_ssize_t i = 0; i < n; ++i) memcpy(dst + i * ds * (Py_ssize_t)(N), v_, N); \
+  } while (0)
+
+static void fill_1d(Py_ssize_t n, char *dst, Py_ssize_t ds, const char *value, size_t is) {
+  switch (is) {
+    case 1:
+      if (ds == 1) {
+        memset(dst, (unsigned char)value[0], (size_t)n);
+        return;
+      }
+      KP_FILL_LOOP(1);
+      return;
+    case 2:
+      KP_FILL_LOOP(2);
+      return;
+    case 4:
+      KP_FILL_LOOP(4);
+      return;
+    case 8:
+      KP_FILL_LOOP(8);
+      return;
+    case 16:
+      KP_FILL_LOOP(16);
+      return;
+    default:
+      for (Py_ssize_t i = 0; i < n; ++i) memcpy(dst + i * ds * (Py_ssize_t)is, value, is);
+  }
+}
+
 static void fill_rec(const kp_plan *p, int d, char *dst, const char *value, size_t is) {
   Py_ssize_t isz = (Py_ssize_t)is;
   if (p->rank == 0) {
@@ -138,10 +177,64 @@ static void fill_rec(const kp_plan *p, int d, char *dst, const char *value, size
     return;
   }
   if (d == p->rank - 1) {
-    for (Py_ssize_t i = 0; i < p->shape[d]; ++i) memcpy(dst + i * p->dst[d] * isz, value, is);
+    fill_1d(p->shape[d], dst, p->dst[d], value, is);
     return;
   }
   for (Py_ssize_t i = 0; i < p->shape[d]; ++i) fill_rec(p, d + 1, dst + i * p->dst[d] * isz, value, is);
+}
+
+/* ---- running host kernels ------------------------------------------------------------ */
+
+/* Below this many bytes a host copy or fill runs with the GIL held and on
+ * one thread: releasing the GIL or waking threads costs more than it saves. */
+#define KP_HOST_SMALL_BYTES ((size_t)1 << 15)
+/* From this many bytes on, host copies and fills are split across the
+ * threads of Kokkos' default host execution space (when it has several). */
+#define KP_HOST_PARALLEL_BYTES ((size_t)1 << 20)
+
+typedef struct kp_host_job {
+  const kp_plan *plan;
+  char *dst;
+  const char *src; /* copy: the source; fill: the value */
+  size_t is;
+  int fill;
+} kp_host_job;
+
+/* Runs the job on rows [begin, end) of the plan's outermost dimension. */
+static void host_job_rows(int64_t begin, int64_t end, void *ctx) {
+  const kp_host_job *j = (const kp_host_job *)ctx;
+  kp_plan q = *j->plan;
+  Py_ssize_t isz = (Py_ssize_t)j->is;
+  q.shape[0] = (Py_ssize_t)(end - begin);
+  char *d = j->dst + (Py_ssize_t)begin * q.dst[0] * isz;
+  if (j->fill) {
+    fill_rec(&q, 0, d, j->src, j->is);
+  } else {
+    copy_rec(&q, 0, d, j->src + (Py_ssize_t)begin * q.src[0] * isz, j->is);
+  }
+}
+
+/* Runs a host copy (fill = 0) or fill (fill = 1, src = the value) of bytes
+ * bytes: small ones inline, large ones without the GIL and, when Kokkos has
+ * several host threads, split across them. -1 with an exception. */
+static int run_host(const kp_plan *p, char *dst, const char *src, size_t is, size_t bytes, int fill,
+                    const char *where) {
+  kp_host_job job = {p, dst, src, is, fill};
+  if (bytes < KP_HOST_SMALL_BYTES || p->rank == 0) {
+    if (fill)
+      fill_rec(p, 0, dst, src, is);
+    else
+      copy_rec(p, 0, dst, src, is);
+    return 0;
+  }
+  int parallel = bytes >= KP_HOST_PARALLEL_BYTES && p->shape[0] > 1 && kp_bridge_host_concurrency() > 1;
+  kp_status st = KP_OK;
+  kp_error err = {{0}};
+  Py_BEGIN_ALLOW_THREADS if (parallel) st =
+      kp_bridge_host_parallel(fill ? "kokkos.deep_copy(host fill)" : "kokkos.deep_copy(host copy)",
+                              (int64_t)p->shape[0], host_job_rows, &job, &err);
+  else host_job_rows(0, (int64_t)p->shape[0], &job);
+  Py_END_ALLOW_THREADS return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
 }
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -241,8 +334,10 @@ static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where)
   kp_plan p;
   plan_make(&p, dst->rank, dst->shape, dst->strides, src->strides);
 
-  /* 1. one byte copy through Kokkos (which reports it to Kokkos Tools) */
-  if (same_order_contiguous(dst, src))
+  /* 1. one byte copy through Kokkos (which reports it to Kokkos Tools);
+   * HostSpace to HostSpace is the host copy below (no global fences, and
+   * split across the host threads when large). */
+  if (same_order_contiguous(dst, src) && !(dst->space == KP_SPACE_HOST && src->space == KP_SPACE_HOST))
     return bridge_bytes(dst->space, dst->data, dst->label, src->space, src->data, src->label, (size_t)n * is, where);
   /* 2.-4. copies the core carries out itself, reported as Kokkos does */
   int told = tools_begin(dst, src->space, src->label, src->data, (size_t)n * is);
@@ -256,12 +351,7 @@ static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *pp, size_t is
   kp_plan p = *pp;
   int dhost = kp_bridge_space_host_accessible(dst->space), shost = kp_bridge_space_host_accessible(src->space);
   /* 2. host strided copy */
-  if (dhost && shost) {
-    char *d = dst->data;
-    const char *s = src->data;
-    Py_BEGIN_ALLOW_THREADS copy_rec(&p, 0, d, s, is);
-    Py_END_ALLOW_THREADS return 0;
-  }
+  if (dhost && shost) return run_host(&p, dst->data, src->data, is, (size_t)n * is, 0, where);
   /* 3. one space: the bridge kernel */
   if (dst->space == src->space) return bridge_strided(dst->space, is, &p, dst->data, src->data, where);
 
@@ -338,9 +428,7 @@ static int fill_view_pinned(kp_view *dst, const char *value, const char *where) 
   if (told < 0) return -1;
   int rc = 0;
   if (kp_bridge_space_host_accessible(dst->space)) {
-    char *d = dst->data;
-    Py_BEGIN_ALLOW_THREADS fill_rec(&p, 0, d, value, is);
-    Py_END_ALLOW_THREADS
+    rc = run_host(&p, dst->data, value, is, (size_t)kp_view_size(dst) * is, 1, where);
   } else {
     int64_t e[KP_MAX_RANK], s[KP_MAX_RANK];
     kp_error err = {{0}};
