@@ -27,12 +27,11 @@ extern "C" kp_status kp_bridge_host_parallel(const char *label, int64_t n, void 
     if (n <= 0) return KP_OK;
     using exec = Kokkos::DefaultHostExecutionSpace;
     const int64_t chunks = std::min<int64_t>(n, exec().concurrency() > 0 ? exec().concurrency() : 1);
-    Kokkos::parallel_for(
-        label ? label : "kokkos.host_parallel", Kokkos::RangePolicy<exec, Kokkos::IndexType<int64_t>>(0, chunks),
-        [=](const int64_t arg_t) {
-          const int64_t begin = n * arg_t / chunks, end = n * (arg_t + 1) / chunks;
-          if (begin < end) body(begin, end, ctx);
-        });
+    Kokkos::parallel_for(label ? label : "kokkos.host_parallel",
+                         Kokkos::RangePolicy<exec, Kokkos::IndexType<int64_t>>(0, chunks), [=](const int64_t arg_t) {
+                           const int64_t begin = n * arg_t / chunks, end = n * (arg_t + 1) / chunks;
+                           if (begin < end) body(begin, end, ctx);
+                         });
     exec().fence();
     return KP_OK;
   });

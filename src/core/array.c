@@ -372,8 +372,18 @@ PyObject *kp_py_asarray(PyObject *module, PyObject *const *args, Py_ssize_t narg
   PyObject *dtype_o = unset_if_none(a[1]), *space_o = unset_if_none(a[2]), *layout_o = unset_if_none(a[3]);
   PyObject *copy_o = unset_if_none(a[4]);
   if (check_label(label, where) < 0) return NULL;
-  if (!dtype_o && !space_o && !layout_o && !copy_o && !not_an_array(obj))
-    return (PyObject *)kp_view_from_exchange(st, obj, label); /* zero-copy, nothing to check */
+  if (!dtype_o && !space_o && !layout_o && !copy_o && !not_an_array(obj)) {
+    /* zero-copy, nothing to check; host buffers (NumPy arrays) directly,
+     * which costs less than a DLPack capsule */
+    if (PyObject_CheckBuffer(obj) && !PyObject_TypeCheck(obj, st->view_type)) {
+      kp_view *v = kp_view_from_buffer_object(st, obj, 0, label, 0);
+      if (v || !(PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_TypeError) ||
+                 PyErr_ExceptionMatches(PyExc_ValueError)))
+        return (PyObject *)v;
+      PyErr_Clear();
+    }
+    return (PyObject *)kp_view_from_exchange(st, obj, label);
+  }
   if (copy_o && !PyBool_Check(copy_o)) {
     PyErr_Format(PyExc_TypeError, "%s: copy must be True, False or None, got %.100s", where, type_name(copy_o));
     return NULL;

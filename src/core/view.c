@@ -23,9 +23,16 @@
 /* Storage for the data pointer of empty Views: never read or written. */
 static _Alignas(16) char kp_empty_storage[16];
 
+static PyObject *view_new(PyTypeObject *type, PyObject *args, PyObject *kwds);
+
 int kp_view_check(PyObject *obj) {
-  kp_state *st = kp_state_from_type(Py_TYPE(obj));
-  return st && PyObject_TypeCheck(obj, st->view_type);
+  /* A View's type, or a subclass's, has View in its MRO, and View's tp_new is
+   * view_new: no module lookup (which would import for foreign types). */
+  PyObject *mro = Py_TYPE(obj)->tp_mro;
+  if (!mro || !PyTuple_Check(mro)) return 0;
+  for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(mro); i < n; ++i)
+    if (((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_new == view_new) return 1;
+  return 0;
 }
 
 static int is_dynamic(const kp_view *v) {
@@ -424,8 +431,26 @@ static PyObject *shape_tuple(const kp_view *v, int bytes) {
 }
 
 static PyObject *view_get_shape(kp_view *v, void *c) {
-  PyObject *t = shape_tuple(v, 0);
   kp_state *st = kp_state_from_type(Py_TYPE(v));
+  if (st && st->shape_type && PyType_Check(st->shape_type) &&
+      PyType_IsSubtype((PyTypeObject *)st->shape_type, &PyTuple_Type) &&
+      ((PyTypeObject *)st->shape_type)->tp_itemsize == PyTuple_Type.tp_itemsize) {
+    /* kokkos' Shape is a tuple subclass without a __dict__: fill one
+     * directly, as tuple.__new__ does for subclasses. */
+    PyTypeObject *shape_type = (PyTypeObject *)st->shape_type;
+    PyObject *s = shape_type->tp_alloc(shape_type, v->rank);
+    if (!s) return NULL;
+    for (int r = 0; r < v->rank; ++r) {
+      PyObject *e = PyLong_FromSsize_t(v->shape[r]);
+      if (!e) {
+        Py_DECREF(s);
+        return NULL;
+      }
+      PyTuple_SET_ITEM(s, r, e);
+    }
+    return s;
+  }
+  PyObject *t = shape_tuple(v, 0);
   if (!t || !st || !st->shape_type) return t;
   PyObject *s = PyObject_CallOneArg(st->shape_type, t);
   Py_DECREF(t);
