@@ -121,6 +121,8 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
   }
   o->label = Py_XNewRef(label);
   registry_add(o);
+  /* It references only its str label: no cycle can pass through it. */
+  PyObject_GC_UnTrack(o);
   return o;
 }
 

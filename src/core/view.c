@@ -164,7 +164,10 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
   }
   v->data = (size == 0 || !data) ? kp_empty_storage : data;
   v->layout = kp_layout_of(rank, shape, strides);
-  if (exact) PyObject_GC_Track(v);
+  /* A View of Kokkos-owned memory references no Python object that could
+   * lead back to it (its Allocation holds only a str label): the cycle
+   * collector need not look at it, as NumPy's arrays are not looked at. */
+  if (exact && owner && owner->kind != KP_OWNER_KOKKOS) PyObject_GC_Track(v);
   return v;
 }
 
