@@ -33,6 +33,7 @@ const char *const kp_kw_names[KP_KW_COUNT] = {
     [KP_KW_SRC] = "src",
     [KP_KW_OBJ] = "obj",
     [KP_KW_FIRST] = "shape_label_or_array",
+    [KP_KW_DST] = "dst",
 };
 
 int kp_args_init(kp_state *st) {

@@ -548,48 +548,29 @@ int kp_copy_views(kp_view *dst, kp_view *src, const char *where) { return copy_s
 
 /* ---- Python entry points ------------------------------------------------------------ */
 
+static const kp_signature sig_deep_copy = {"kokkos.deep_copy()", 2, 2, 2, {KP_KW_DST, KP_KW_SRC}};
+static const kp_signature sig_deep_copy_method = {"View.deep_copy()", 1, 1, 1, {KP_KW_SRC}};
+
 PyObject *kp_deep_copy_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const char *where = "kokkos.deep_copy()";
-  PyObject *dst = nargs > 0 ? args[0] : NULL, *src = nargs > 1 ? args[1] : NULL;
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < nkw; ++k) {
-    PyObject *name = PyTuple_GET_ITEM(kwnames, k);
-    if (PyUnicode_CompareWithASCIIString(name, "dst") == 0 && !dst)
-      dst = args[nargs + k];
-    else if (PyUnicode_CompareWithASCIIString(name, "src") == 0 && !src)
-      src = args[nargs + k];
-    else {
-      PyErr_Format(PyExc_TypeError, "%s got an unexpected keyword argument %R", where, name);
-      return NULL;
-    }
-  }
-  if (!dst || !src || nargs > 2) {
-    PyErr_Format(PyExc_TypeError, "%s takes exactly 2 arguments (dst, src)", where);
-    return NULL;
-  }
+  const char *where = sig_deep_copy.name;
   kp_state *st = (kp_state *)PyModule_GetState(module);
-  if (!PyObject_TypeCheck(dst, st->view_type)) {
+  PyObject *a[2];
+  if (kp_args_parse(st, &sig_deep_copy, args, nargs, kwnames, a) < 0) return NULL;
+  if (!PyObject_TypeCheck(a[0], st->view_type)) {
     PyErr_Format(PyExc_TypeError,
                  "%s: dst must be a kokkos View, got %.100s (to copy into a NumPy array use numpy.copyto(arr, view))",
-                 where, Py_TYPE(dst)->tp_name);
+                 where, Py_TYPE(a[0])->tp_name);
     return NULL;
   }
-  if (kp_deep_copy(st, (kp_view *)dst, src, where) < 0) return NULL;
+  if (kp_deep_copy(st, (kp_view *)a[0], a[1], where) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
 PyObject *kp_view_deep_copy_method(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  PyObject *src = nargs == 1 ? args[0] : NULL;
-  if (kwnames && PyTuple_GET_SIZE(kwnames) == 1 && nargs == 0 &&
-      PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "src") == 0)
-    src = args[0];
-  else if (kwnames && PyTuple_GET_SIZE(kwnames) > 0)
-    src = NULL;
-  if (!src) {
-    PyErr_SetString(PyExc_TypeError, "View.deep_copy() takes exactly one argument (src)");
-    return NULL;
-  }
-  if (kp_deep_copy(kp_state_from_type(Py_TYPE(self)), self, src, "View.deep_copy()") < 0) return NULL;
+  kp_state *st = kp_state_from_type(Py_TYPE(self));
+  PyObject *a[1];
+  if (!st || kp_args_parse(st, &sig_deep_copy_method, args, nargs, kwnames, a) < 0) return NULL;
+  if (kp_deep_copy(st, self, a[0], sig_deep_copy_method.name) < 0) return NULL;
   Py_RETURN_NONE;
 }
 

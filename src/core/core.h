@@ -119,6 +119,7 @@ enum {
   KP_KW_SRC,
   KP_KW_OBJ,
   KP_KW_FIRST, /* shape_label_or_array */
+  KP_KW_DST,
   KP_KW_COUNT
 };
 extern const char *const kp_kw_names[KP_KW_COUNT];
