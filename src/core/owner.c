@@ -109,8 +109,14 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
   void *p = NULL;
   kp_error err = {{0}};
   kp_status s;
-  Py_BEGIN_ALLOW_THREADS s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
-  Py_END_ALLOW_THREADS if (s != KP_OK) {
+  if (bytes < ((size_t)1 << 16) && space == KP_SPACE_HOST) {
+    /* small host allocations: taking the GIL back costs more than they do */
+    s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
+  } else {
+    Py_BEGIN_ALLOW_THREADS s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
+    Py_END_ALLOW_THREADS
+  }
+  if (s != KP_OK) {
     kp_raise_bridge(s, &err, "kokkos.View");
     return NULL;
   }
