@@ -1,4 +1,4 @@
-/* args.c: the argument parser of the kokkos._core functions and the parsing
+/* args.c: the one argument parser of the kokkos._core functions and the parsing
  * of enumeration arguments (dtype, space, layout, trait) with strict families.
  *
  * Python equivalent of a parsed signature:
@@ -48,12 +48,25 @@ void kp_args_clear(kp_state *st) {
   for (int i = 0; i < KP_KW_COUNT; ++i) Py_CLEAR(st->kw[i]);
 }
 
-int kp_args_parse(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                  PyObject **out) {
-  for (int i = 0; i < sig->count; ++i) out[i] = NULL;
-  if (nargs > sig->positional) {
-    PyErr_Format(PyExc_TypeError, "%s: takes at most %d positional argument%s (%zd given)", sig->name, sig->positional,
-                 sig->positional == 1 ? "" : "s", nargs);
+int kp_intern_names(const char *const *names, int count, PyObject **out) {
+  if (out[count - 1]) return 0;
+  for (int i = 0; i < count; ++i) {
+    if (out[i]) continue;
+    out[i] = PyUnicode_InternFromString(names[i]);
+    if (!out[i]) return -1;
+  }
+  return 0;
+}
+
+/* The one parser: parameters names[0..count) (interned str), the first
+ * max_positional of which may be given positionally; keywords may name
+ * parameters from first_keyword on. */
+static int parse(const char *where, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *const *names,
+                 int count, int max_positional, int first_keyword, PyObject **out) {
+  for (int i = 0; i < count; ++i) out[i] = NULL;
+  if (nargs > max_positional) {
+    PyErr_Format(PyExc_TypeError, "%s: takes %d positional argument%s but %zd were given", where, max_positional,
+                 max_positional == 1 ? "" : "s", nargs);
     return -1;
   }
   for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
@@ -61,21 +74,37 @@ int kp_args_parse(kp_state *st, const kp_signature *sig, PyObject *const *args, 
   for (Py_ssize_t k = 0; k < nk; ++k) {
     PyObject *key = PyTuple_GET_ITEM(kwnames, k);
     int found = -1;
-    for (int i = 0; i < sig->count && found < 0; ++i)
-      if (key == st->kw[sig->kw[i]]) found = i;
-    for (int i = 0; i < sig->count && found < 0; ++i)
-      if (PyUnicode_CompareWithASCIIString(key, kp_kw_names[sig->kw[i]]) == 0) found = i;
+    /* Keyword names at call sites are interned: compare pointers first. */
+    for (int i = first_keyword; i < count && found < 0; ++i)
+      if (key == names[i]) found = i;
+    for (int i = first_keyword; i < count && found < 0; ++i) {
+      int eq = PyUnicode_Compare(key, names[i]);
+      if (eq == -1 && PyErr_Occurred()) return -1;
+      if (eq == 0) found = i;
+    }
     if (found < 0) {
-      PyErr_Format(PyExc_TypeError, "%s: got an unexpected keyword argument '%U'", sig->name, key);
+      PyErr_Format(PyExc_TypeError, "%s: got an unexpected keyword argument '%U'", where, key);
       return -1;
     }
     if (out[found]) {
-      PyErr_Format(PyExc_TypeError, "%s: got multiple values for argument '%s'", sig->name,
-                   kp_kw_names[sig->kw[found]]);
+      PyErr_Format(PyExc_TypeError, "%s: got multiple values for argument '%U'", where, names[found]);
       return -1;
     }
     out[found] = args[nargs + k];
   }
+  return 0;
+}
+
+int kp_parse_keywords(const char *where, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                      PyObject *const *names, int count, int max_positional, PyObject **out) {
+  return parse(where, args, nargs, kwnames, names, count, max_positional, max_positional, out);
+}
+
+int kp_args_parse(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                  PyObject **out) {
+  PyObject *names[KP_ARGS_MAX];
+  for (int i = 0; i < sig->count; ++i) names[i] = st->kw[sig->kw[i]];
+  if (parse(sig->name, args, nargs, kwnames, names, sig->count, sig->positional, 0, out) < 0) return -1;
   for (int i = 0; i < sig->required; ++i) {
     if (!out[i]) {
       PyErr_Format(PyExc_TypeError, "%s: missing required argument '%s'", sig->name, kp_kw_names[sig->kw[i]]);

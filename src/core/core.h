@@ -171,6 +171,15 @@ void kp_args_clear(kp_state *st);
  * arguments. */
 int kp_args_parse(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                   PyObject **out);
+/* Interns names[0..count) into out (once; kept for the process). */
+int kp_intern_names(const char *const *names, int count, PyObject **out);
+/* The same parser for functions whose keyword names are kept by the caller
+ * (interned str, names[i]): at most max_positional leading positional
+ * arguments fill the first entries, which are positional-only; out[i] gets
+ * the borrowed value of names[i] or NULL. -1 with TypeError naming where on
+ * unknown, repeated or extra arguments. */
+int kp_parse_keywords(const char *where, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                      PyObject *const *names, int count, int max_positional, PyObject **out);
 /* obj's truth (dflt if obj is NULL); -1 with TypeError naming where and name. */
 int kp_args_bool(PyObject *obj, const char *where, const char *name, int dflt);
 /* dtype / space / layout / trait arguments: enum members of their own
