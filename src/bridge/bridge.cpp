@@ -572,6 +572,30 @@ extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t byt
   });
 }
 
+extern "C" kp_status kp_bridge_host_allocate(const char *label, size_t bytes, int zero, void **out, kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    if (auto s = require_initialized(err)) return s;
+    void *p = nullptr;
+    try {
+      p = Kokkos::HostSpace().allocate(label ? label : "", bytes);
+    } catch (std::exception &e) {
+      return fail(err, KP_E_NOMEM, e.what());
+    }
+    if (!p) return fail(err, KP_E_NOMEM, "Kokkos could not allocate the memory");
+    advise_huge_pages(p, bytes);
+    if (zero) std::memset(p, 0, bytes);
+    *out = p;
+    return KP_OK;
+  });
+}
+
+extern "C" kp_status kp_bridge_host_deallocate(const char *label, void *ptr, size_t bytes, kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    Kokkos::HostSpace().deallocate(label ? label : "", ptr, bytes);
+    return KP_OK;
+  });
+}
+
 extern "C" kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err) {
   // No initialized check: the core calls this from Kokkos' finalize hook,
   // while Kokkos is still alive, and never after finalize.

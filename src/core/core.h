@@ -241,6 +241,7 @@ typedef struct kp_owner {
   PyObject *exporter; /* KP_OWNER_PYOBJECT: the object owning the memory */
   Py_buffer buffer;   /* held when has_buffer */
   int has_buffer;
+  size_t host_bytes;       /* KP_OWNER_KOKKOS in HostSpace: the size (kp_bridge_host_allocate'd); 0 otherwise */
   void (*deleter)(void *); /* KP_OWNER_EXTERNAL */
   void *deleter_ctx;
   int released;           /* memory is gone (Kokkos finalized) */
