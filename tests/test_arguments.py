@@ -173,6 +173,12 @@ def test_parser_errors_name_the_function(call, message):
         call()
 
 
+@pytest.mark.parametrize("first", [[3], np.zeros(3)])
+def test_labels_with_nul_characters_are_refused(first):
+    with pytest.raises(ValueError, match=r"kokkos.array\(\): label must not contain NUL characters"):
+        kokkos.array(first, label="a\0b", copy=True)
+
+
 def test_order_must_be_c_or_f():
     with pytest.raises(ValueError, match=r"^kokkos.array\(\): order must be 'C' or 'F', got 'K'$"):
         kokkos.array([2], order="K")

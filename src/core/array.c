@@ -242,7 +242,7 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
   } else if (!arr && !PyUnicode_Check(first) && !PyList_Check(first) && !PyTuple_Check(first)) {
     arr = first;
   }
-  if (check_label(label, where) < 0) return NULL;
+  if (check_label(label, where) < 0 || (label && kp_check_label_text(label, where) < 0)) return NULL;
   int dynamic = kp_args_bool(a[8], where, "dynamic", 0);
   int copy = kp_args_bool(a[10], where, "copy", 0);
   if (dynamic < 0 || copy < 0) return NULL;
@@ -291,11 +291,7 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
     shape = shape_seq;
   }
   if (kp_parse_shape(shape, &spec, dynamic ? KP_MAX_RANK - 1 : KP_MAX_RANK, where) < 0) goto done;
-  if (label) {
-    if (kp_check_label_text(label, where) < 0) goto done;
-  } else if (!(label = default_label(st, dynamic, spec.dtype, spec.rank, spec.layout, spec.space))) {
-    goto done;
-  }
+  if (!label && !(label = default_label(st, dynamic, spec.dtype, spec.rank, spec.layout, spec.space))) goto done;
   res = (PyObject *)kp_view_allocate(st, &spec, label);
 done:
   Py_XDECREF(shape_seq);
