@@ -12,6 +12,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -584,6 +585,19 @@ extern "C" int kp_bridge_default_host_execution_space(void) { return exec_index<
 
 // ---- memory ---------------------------------------------------------------------
 
+// A failed allocation, in one wording for every memory space and Kokkos
+// version: the label, the size and the space, then Kokkos' own reason.
+static kp_status allocation_failed(kp_error *err, const char *label, size_t bytes, const char *space,
+                                   const char *reason) {
+  std::string why = reason ? reason : "";
+  why = why.substr(0, why.find("Traceback functionality not available"));
+  while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
+  std::string what = std::string("failed to allocate memory for label \"") + (label ? label : "") +
+                     "\": " + std::to_string(bytes) + " bytes in " + space + "Space";  // Kokkos: "Host", "Cuda", ...
+  if (!why.empty()) what += " (Kokkos: " + why + ")";
+  return fail(err, KP_E_NOMEM, what.c_str());
+}
+
 extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t bytes, int zero, void **out,
                                         kp_error *err) {
   return guarded(err, [&]() -> kp_status {
@@ -596,9 +610,9 @@ extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t byt
       } catch (std::exception &e) {
         // Kokkos reports a failed allocation with its own exception types,
         // which differ between versions: all of them mean "out of memory".
-        return fail(err, KP_E_NOMEM, e.what());
+        return allocation_failed(err, label, bytes, S::name(), e.what());
       }
-      if (!p) return fail(err, KP_E_NOMEM, "Kokkos could not allocate the memory");
+      if (!p) return allocation_failed(err, label, bytes, S::name(), nullptr);
       if constexpr (std::is_same_v<S, Kokkos::HostSpace>) advise_huge_pages(p, bytes);
       if (zero && std::is_same_v<S, Kokkos::HostSpace>) {
         std::memset(p, 0, bytes);
@@ -608,6 +622,30 @@ extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t byt
       *out = p;
       return KP_OK;
     });
+  });
+}
+
+extern "C" kp_status kp_bridge_host_allocate(const char *label, size_t bytes, int zero, void **out, kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    if (auto s = require_initialized(err)) return s;
+    void *p = nullptr;
+    try {
+      p = Kokkos::HostSpace().allocate(label ? label : "", bytes);
+    } catch (std::exception &e) {
+      return allocation_failed(err, label, bytes, Kokkos::HostSpace::name(), e.what());
+    }
+    if (!p) return allocation_failed(err, label, bytes, Kokkos::HostSpace::name(), nullptr);
+    advise_huge_pages(p, bytes);
+    if (zero) std::memset(p, 0, bytes);
+    *out = p;
+    return KP_OK;
+  });
+}
+
+extern "C" kp_status kp_bridge_host_deallocate(const char *label, void *ptr, size_t bytes, kp_error *err) {
+  return guarded(err, [&]() -> kp_status {
+    Kokkos::HostSpace().deallocate(label ? label : "", ptr, bytes);
+    return KP_OK;
   });
 }
 

@@ -112,6 +112,12 @@ int kp_bridge_default_host_execution_space(void);
  * Tools see it; zero-fills it when zero is set. */
 kp_status kp_bridge_allocate(int space, const char *label, size_t bytes, int zero, void **out, kp_error *err);
 kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err);
+/* HostSpace memory without Kokkos' allocation record (half the cost of
+ * kokkos_malloc): HostSpace::allocate with the label, so Kokkos Tools see
+ * the same allocation event; zero-filled when zero is set. Free it with
+ * kp_bridge_host_deallocate, the same label and the same size. */
+kp_status kp_bridge_host_allocate(const char *label, size_t bytes, int zero, void **out, kp_error *err);
+kp_status kp_bridge_host_deallocate(const char *label, void *ptr, size_t bytes, kp_error *err);
 
 /* Copies bytes between any two available spaces (fences before and after,
  * reports a labelled deep-copy event to Kokkos Tools). */

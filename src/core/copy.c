@@ -11,6 +11,7 @@
  * The GIL is released around every copy and fill.
  */
 #include "core.h"
+#include "host_parallel.h"
 #include "tools_bridge.h"
 
 #include <stdlib.h>
@@ -131,6 +132,44 @@ static void copy_rec(const kp_plan *p, int d, char *dst, const char *src, size_t
     copy_rec(p, d + 1, dst + i * p->dst[d] * isz, src + i * p->src[d] * isz, is);
 }
 
+/* n elements of is bytes, dst stride ds (elements), all set to *value:
+ * typed stores (memcpy of a constant size compiles to one move). */
+#define KP_FILL_LOOP(N)                                                                 \
+  do {                                                                                  \
+    char v_[N];                                                                         \
+    memcpy(v_, value, N);                                                               \
+    if (ds == 1)                                                                        \
+      for (Py_ssize_t i = 0; i < n; ++i) memcpy(dst + i * (N), v_, N);                  \
+    else                                                                                \
+      for (Py_ssize_t i = 0; i < n; ++i) memcpy(dst + i * ds * (Py_ssize_t)(N), v_, N); \
+  } while (0)
+
+static void fill_1d(Py_ssize_t n, char *dst, Py_ssize_t ds, const char *value, size_t is) {
+  switch (is) {
+    case 1:
+      if (ds == 1) {
+        memset(dst, (unsigned char)value[0], (size_t)n);
+        return;
+      }
+      KP_FILL_LOOP(1);
+      return;
+    case 2:
+      KP_FILL_LOOP(2);
+      return;
+    case 4:
+      KP_FILL_LOOP(4);
+      return;
+    case 8:
+      KP_FILL_LOOP(8);
+      return;
+    case 16:
+      KP_FILL_LOOP(16);
+      return;
+    default:
+      for (Py_ssize_t i = 0; i < n; ++i) memcpy(dst + i * ds * (Py_ssize_t)is, value, is);
+  }
+}
+
 static void fill_rec(const kp_plan *p, int d, char *dst, const char *value, size_t is) {
   Py_ssize_t isz = (Py_ssize_t)is;
   if (p->rank == 0) {
@@ -138,10 +177,64 @@ static void fill_rec(const kp_plan *p, int d, char *dst, const char *value, size
     return;
   }
   if (d == p->rank - 1) {
-    for (Py_ssize_t i = 0; i < p->shape[d]; ++i) memcpy(dst + i * p->dst[d] * isz, value, is);
+    fill_1d(p->shape[d], dst, p->dst[d], value, is);
     return;
   }
   for (Py_ssize_t i = 0; i < p->shape[d]; ++i) fill_rec(p, d + 1, dst + i * p->dst[d] * isz, value, is);
+}
+
+/* ---- running host kernels ------------------------------------------------------------ */
+
+/* Below this many bytes a host copy or fill runs with the GIL held and on
+ * one thread: releasing the GIL or waking threads costs more than it saves. */
+#define KP_HOST_SMALL_BYTES ((size_t)1 << 15)
+/* From this many bytes on, host copies and fills are split across the
+ * threads of Kokkos' default host execution space (when it has several). */
+#define KP_HOST_PARALLEL_BYTES ((size_t)1 << 20)
+
+typedef struct kp_host_job {
+  const kp_plan *plan;
+  char *dst;
+  const char *src; /* copy: the source; fill: the value */
+  size_t is;
+  int fill;
+} kp_host_job;
+
+/* Runs the job on rows [begin, end) of the plan's outermost dimension. */
+static void host_job_rows(int64_t begin, int64_t end, void *ctx) {
+  const kp_host_job *j = (const kp_host_job *)ctx;
+  kp_plan q = *j->plan;
+  Py_ssize_t isz = (Py_ssize_t)j->is;
+  q.shape[0] = (Py_ssize_t)(end - begin);
+  char *d = j->dst + (Py_ssize_t)begin * q.dst[0] * isz;
+  if (j->fill) {
+    fill_rec(&q, 0, d, j->src, j->is);
+  } else {
+    copy_rec(&q, 0, d, j->src + (Py_ssize_t)begin * q.src[0] * isz, j->is);
+  }
+}
+
+/* Runs a host copy (fill = 0) or fill (fill = 1, src = the value) of bytes
+ * bytes: small ones inline, large ones without the GIL and, when Kokkos has
+ * several host threads, split across them. -1 with an exception. */
+static int run_host(const kp_plan *p, char *dst, const char *src, size_t is, size_t bytes, int fill,
+                    const char *where) {
+  kp_host_job job = {p, dst, src, is, fill};
+  if (bytes < KP_HOST_SMALL_BYTES || p->rank == 0) {
+    if (fill)
+      fill_rec(p, 0, dst, src, is);
+    else
+      copy_rec(p, 0, dst, src, is);
+    return 0;
+  }
+  int parallel = bytes >= KP_HOST_PARALLEL_BYTES && p->shape[0] > 1 && kp_bridge_host_concurrency() > 1;
+  kp_status st = KP_OK;
+  kp_error err = {{0}};
+  Py_BEGIN_ALLOW_THREADS if (parallel) st =
+      kp_bridge_host_parallel(fill ? "kokkos.deep_copy(host fill)" : "kokkos.deep_copy(host copy)",
+                              (int64_t)p->shape[0], host_job_rows, &job, &err);
+  else host_job_rows(0, (int64_t)p->shape[0], &job);
+  Py_END_ALLOW_THREADS return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
 }
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -241,8 +334,10 @@ static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where)
   kp_plan p;
   plan_make(&p, dst->rank, dst->shape, dst->strides, src->strides);
 
-  /* 1. one byte copy through Kokkos (which reports it to Kokkos Tools) */
-  if (same_order_contiguous(dst, src))
+  /* 1. one byte copy through Kokkos (which reports it to Kokkos Tools);
+   * HostSpace to HostSpace is the host copy below (no global fences, and
+   * split across the host threads when large). */
+  if (same_order_contiguous(dst, src) && !(dst->space == KP_SPACE_HOST && src->space == KP_SPACE_HOST))
     return bridge_bytes(dst->space, dst->data, dst->label, src->space, src->data, src->label, (size_t)n * is, where);
   /* 2.-4. copies the core carries out itself, reported as Kokkos does */
   int told = tools_begin(dst, src->space, src->label, src->data, (size_t)n * is);
@@ -256,12 +351,7 @@ static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *pp, size_t is
   kp_plan p = *pp;
   int dhost = kp_bridge_space_host_accessible(dst->space), shost = kp_bridge_space_host_accessible(src->space);
   /* 2. host strided copy */
-  if (dhost && shost) {
-    char *d = dst->data;
-    const char *s = src->data;
-    Py_BEGIN_ALLOW_THREADS copy_rec(&p, 0, d, s, is);
-    Py_END_ALLOW_THREADS return 0;
-  }
+  if (dhost && shost) return run_host(&p, dst->data, src->data, is, (size_t)n * is, 0, where);
   /* 3. one space: the bridge kernel */
   if (dst->space == src->space) return bridge_strided(dst->space, is, &p, dst->data, src->data, where);
 
@@ -338,9 +428,7 @@ static int fill_view_pinned(kp_view *dst, const char *value, const char *where) 
   if (told < 0) return -1;
   int rc = 0;
   if (kp_bridge_space_host_accessible(dst->space)) {
-    char *d = dst->data;
-    Py_BEGIN_ALLOW_THREADS fill_rec(&p, 0, d, value, is);
-    Py_END_ALLOW_THREADS
+    rc = run_host(&p, dst->data, value, is, (size_t)kp_view_size(dst) * is, 1, where);
   } else {
     int64_t e[KP_MAX_RANK], s[KP_MAX_RANK];
     kp_error err = {{0}};
@@ -464,54 +552,35 @@ int kp_copy_views(kp_view *dst, kp_view *src, const char *where) { return copy_s
 
 /* ---- Python entry points ------------------------------------------------------------ */
 
+static const kp_signature sig_deep_copy = {"kokkos.deep_copy()", 2, 2, 2, {KP_KW_DST, KP_KW_SRC}};
+static const kp_signature sig_deep_copy_method = {"View.deep_copy()", 1, 1, 1, {KP_KW_SRC}};
+
 PyObject *kp_deep_copy_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const char *where = "kokkos.deep_copy()";
-  PyObject *dst = nargs > 0 ? args[0] : NULL, *src = nargs > 1 ? args[1] : NULL;
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < nkw; ++k) {
-    PyObject *name = PyTuple_GET_ITEM(kwnames, k);
-    if (PyUnicode_CompareWithASCIIString(name, "dst") == 0 && !dst)
-      dst = args[nargs + k];
-    else if (PyUnicode_CompareWithASCIIString(name, "src") == 0 && !src)
-      src = args[nargs + k];
-    else {
-      PyErr_Format(PyExc_TypeError, "%s got an unexpected keyword argument %R", where, name);
-      return NULL;
-    }
-  }
-  if (!dst || !src || nargs > 2) {
-    PyErr_Format(PyExc_TypeError, "%s takes exactly 2 arguments (dst, src)", where);
-    return NULL;
-  }
+  const char *where = sig_deep_copy.name;
   kp_state *st = (kp_state *)PyModule_GetState(module);
-  if (!PyObject_TypeCheck(dst, st->view_type)) {
+  PyObject *a[2];
+  if (kp_args_parse(st, &sig_deep_copy, args, nargs, kwnames, a) < 0) return NULL;
+  if (!PyObject_TypeCheck(a[0], st->view_type)) {
     PyErr_Format(PyExc_TypeError,
                  "%s: dst must be a kokkos View, got %.100s (to copy into a NumPy array use numpy.copyto(arr, view))",
-                 where, Py_TYPE(dst)->tp_name);
+                 where, Py_TYPE(a[0])->tp_name);
     return NULL;
   }
-  if (kp_deep_copy(st, (kp_view *)dst, src, where) < 0) return NULL;
+  if (kp_deep_copy(st, (kp_view *)a[0], a[1], where) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
 PyObject *kp_view_deep_copy_method(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  PyObject *src = nargs == 1 ? args[0] : NULL;
-  if (kwnames && PyTuple_GET_SIZE(kwnames) == 1 && nargs == 0 &&
-      PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "src") == 0)
-    src = args[0];
-  else if (kwnames && PyTuple_GET_SIZE(kwnames) > 0)
-    src = NULL;
-  if (!src) {
-    PyErr_SetString(PyExc_TypeError, "View.deep_copy() takes exactly one argument (src)");
-    return NULL;
-  }
-  if (kp_deep_copy(kp_state_from_type(Py_TYPE(self)), self, src, "View.deep_copy()") < 0) return NULL;
+  kp_state *st = kp_state_from_type(Py_TYPE(self));
+  PyObject *a[1];
+  if (!st || kp_args_parse(st, &sig_deep_copy_method, args, nargs, kwnames, a) < 0) return NULL;
+  if (kp_deep_copy(st, self, a[0], sig_deep_copy_method.name) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
 /* Parses (copy=True, space=None) for the mirror methods. */
-static int parse_mirror_args(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *where, int *copy,
-                             int *space) {
+static int parse_mirror_args(kp_state *st, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                             const char *where, int *copy, int *space) {
   PyObject *copy_obj = nargs > 0 ? args[0] : NULL, *space_obj = nargs > 1 ? args[1] : NULL;
   if (nargs > 2) {
     PyErr_Format(PyExc_TypeError, "%s takes at most 2 arguments (copy, space)", where);
@@ -533,7 +602,7 @@ static int parse_mirror_args(PyObject *const *args, Py_ssize_t nargs, PyObject *
   if (copy_obj && (*copy = PyObject_IsTrue(copy_obj)) < 0) return -1;
   *space = KP_SPACE_HOST;
   if (space_obj && space_obj != Py_None) {
-    if ((*space = kp_space_from_object(space_obj, where)) < 0) return -1;
+    if ((*space = kp_arg_space(st, space_obj, where)) < 0) return -1;
     if (kp_space_check_available(*space, where) < 0) return -1;
   }
   return 0;
@@ -565,7 +634,7 @@ static PyObject *make_mirror(kp_view *self, int space, int copy, const char *whe
 PyObject *kp_view_create_mirror(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const char *where = "View.create_mirror()";
   int copy, space;
-  if (parse_mirror_args(args, nargs, kwnames, where, &copy, &space) < 0) return NULL;
+  if (parse_mirror_args(kp_state_from_type(Py_TYPE(self)), args, nargs, kwnames, where, &copy, &space) < 0) return NULL;
   if (kp_view_check_released(self)) return NULL;
   return make_mirror(self, space, copy, where);
 }
@@ -573,10 +642,14 @@ PyObject *kp_view_create_mirror(kp_view *self, PyObject *const *args, Py_ssize_t
 PyObject *kp_view_create_mirror_view(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const char *where = "View.create_mirror_view()";
   int copy, space;
-  if (parse_mirror_args(args, nargs, kwnames, where, &copy, &space) < 0) return NULL;
-  if (kp_view_check_released(self)) return NULL;
+  if (parse_mirror_args(kp_state_from_type(Py_TYPE(self)), args, nargs, kwnames, where, &copy, &space) < 0) return NULL;
+  return kp_mirror(self, space, copy, 1, where);
+}
+
+PyObject *kp_mirror(kp_view *src, int space, int copy, int view_if_possible, const char *where) {
+  if (kp_view_check_released(src)) return NULL;
   /* Kokkos returns the View itself when the target space can use its memory. */
-  int usable = space == self->space || (space == KP_SPACE_HOST && kp_bridge_space_host_accessible(self->space));
-  if (usable) return Py_NewRef((PyObject *)self);
-  return make_mirror(self, space, copy, where);
+  int usable = space == src->space || (space == KP_SPACE_HOST && kp_bridge_space_host_accessible(src->space));
+  if (view_if_possible && usable) return Py_NewRef((PyObject *)src);
+  return make_mirror(src, space, copy, where);
 }

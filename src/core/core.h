@@ -74,7 +74,7 @@ int kp_dtype_from_typestr(const char *typestr);
 
 typedef struct kp_space_info {
   const char *name;       /* "HostSpace" */
-  const char *aliases[4]; /* "Host", "Cuda", ... */
+  const char *aliases[6]; /* "Host", "Cuda", ... */
   int dlpack_device;      /* DLPack device type */
 } kp_space_info;
 
@@ -102,6 +102,46 @@ int kp_trait_from_object(PyObject *obj, const char *where);
 /* Raises RuntimeError unless space is enabled in this Kokkos. */
 int kp_space_check_available(int space, const char *where);
 
+/* ---- arguments (args.c) -------------------------------------------------------- */
+
+/* Keyword names of the module's functions, interned in the module state. */
+enum {
+  KP_KW_SHAPE,
+  KP_KW_DTYPE,
+  KP_KW_LABEL,
+  KP_KW_SPACE,
+  KP_KW_LAYOUT,
+  KP_KW_TRAIT,
+  KP_KW_INITIALIZE,
+  KP_KW_ARRAY,
+  KP_KW_DYNAMIC,
+  KP_KW_ORDER,
+  KP_KW_COPY,
+  KP_KW_SRC,
+  KP_KW_OBJ,
+  KP_KW_FIRST, /* shape_label_or_array */
+  KP_KW_DST,
+  KP_KW_COUNT
+};
+extern const char *const kp_kw_names[KP_KW_COUNT];
+
+/* Enumeration families of the kokkos package (kokkos.dtype, ...). */
+enum { KP_FAMILY_DTYPE, KP_FAMILY_SPACE, KP_FAMILY_LAYOUT, KP_FAMILY_TRAIT, KP_FAMILY_DEVICE, KP_FAMILY_COUNT };
+
+/* Most arguments of a parsed function. */
+#define KP_ARGS_MAX 12
+
+/* A function's signature for kp_args_parse: its name as messages show it
+ * ("kokkos.array()"), the keyword ids of its parameters in order, how many
+ * may be given positionally and how many are required. */
+typedef struct kp_signature {
+  const char *name;
+  int count;
+  int positional;
+  int required;
+  int kw[KP_ARGS_MAX];
+} kp_signature;
+
 /* ---- module state ------------------------------------------------------------ */
 
 typedef struct kp_state {
@@ -121,7 +161,54 @@ typedef struct kp_state {
   /* kokkos.pickling's _reduce_ex, imported by the first View.__reduce_ex__
    * (pickling.c); NULL until then. */
   PyObject *reducer;
+  PyObject *kw[KP_KW_COUNT];             /* interned keyword names (args.c) */
+  PyObject *enum_types[KP_FAMILY_COUNT]; /* the enumeration classes, once registered */
+  PyObject **label_cache;                /* default labels of kokkos.array, by kind/dtype/rank/layout/space */
 } kp_state;
+
+/* Interns the keyword names into st; -1 with an exception. */
+int kp_args_init(kp_state *st);
+void kp_args_clear(kp_state *st);
+/* Parses a METH_FASTCALL | METH_KEYWORDS call against sig: out[i] is the
+ * argument of parameter i (borrowed) or NULL if not given; -1 with
+ * TypeError naming sig->name on unknown, repeated, missing or too many
+ * arguments. */
+int kp_args_parse(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                  PyObject **out);
+/* Interns names[0..count) into out (once; kept for the process). */
+int kp_intern_names(const char *const *names, int count, PyObject **out);
+/* The same parser for functions whose keyword names are kept by the caller
+ * (interned str, names[i]): at most max_positional leading positional
+ * arguments fill the first entries, which are positional-only; out[i] gets
+ * the borrowed value of names[i] or NULL. -1 with TypeError naming where on
+ * unknown, repeated or extra arguments. */
+int kp_parse_keywords(const char *where, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                      PyObject *const *names, int count, int max_positional, PyObject **out);
+/* obj's truth (dflt if obj is NULL); -1 with TypeError naming where and name. */
+int kp_args_bool(PyObject *obj, const char *where, const char *name, int dflt);
+/* dtype / space / layout / trait arguments: enum members of their own
+ * family, ints, names and the other accepted spellings; a member of another
+ * family is a TypeError naming the family wanted. -1 with an exception. */
+int kp_arg_dtype(kp_state *st, PyObject *obj, const char *where);
+int kp_arg_space(kp_state *st, PyObject *obj, const char *where);
+int kp_arg_layout(kp_state *st, PyObject *obj, const char *where);
+int kp_arg_trait(kp_state *st, PyObject *obj, const char *where);
+/* Takes the enumeration classes from the registered members (module.c's
+ * _register_enums). */
+int kp_args_register_enum_types(kp_state *st);
+
+/* kokkos.array, unmanaged_array, asarray and the mirror functions (array.c). */
+PyObject *kp_py_array(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *kp_py_unmanaged_array(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *kp_py_asarray(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *kp_py_create_mirror(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *kp_py_create_mirror_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *kp_py_create_mirror_view_and_copy(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                            PyObject *kwnames);
+/* Frees the default-label cache (module clear). */
+void kp_array_clear(kp_state *st);
+extern const char kp_doc_array[], kp_doc_unmanaged_array[], kp_doc_asarray[], kp_doc_create_mirror[],
+    kp_doc_create_mirror_view[], kp_doc_create_mirror_view_and_copy[];
 
 extern PyModuleDef kp_module_def;
 /* The state of the kokkos._core module that defined type (borrowed, never NULL
@@ -161,6 +248,7 @@ typedef struct kp_owner {
   PyObject *exporter; /* KP_OWNER_PYOBJECT: the object owning the memory */
   Py_buffer buffer;   /* held when has_buffer */
   int has_buffer;
+  size_t host_bytes;       /* KP_OWNER_KOKKOS in HostSpace: the size (kp_bridge_host_allocate'd); 0 otherwise */
   void (*deleter)(void *); /* KP_OWNER_EXTERNAL */
   void *deleter_ctx;
   int released;           /* memory is gone (Kokkos finalized) */
@@ -246,6 +334,14 @@ int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, 
 /* Contiguous element strides for a layout. */
 void kp_contiguous_strides(int rank, const Py_ssize_t *shape, int layout, Py_ssize_t *strides);
 
+/* Makes type's calls (View(...), DynRankView(...)) vector calls. */
+void kp_view_type_set_vectorcall(PyTypeObject *type);
+/* Parses a shape argument (an int or a sequence of ints) into spec->rank
+ * and spec->shape; -1 with TypeError / ValueError naming where. */
+int kp_parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const char *where);
+/* -1 with ValueError if the str label holds NUL characters. */
+int kp_check_label_text(PyObject *label, const char *where);
+
 /* ---- indexing (index.c) ---------------------------------------------------------- */
 
 /* mp_subscript, mp_ass_subscript, sq_length, sq_item (iteration) */
@@ -272,6 +368,10 @@ PyObject *kp_view_one_element(kp_view *v, const char *what);
 int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where);
 /* Copy between two Views of the same shape and dtype, any spaces and strides. */
 int kp_copy_views(kp_view *dst, kp_view *src, const char *where);
+/* Kokkos::create_mirror (view_if_possible = 0) or create_mirror_view (1):
+ * a new View in space shaped like src (copy: with its data), or src itself
+ * when view_if_possible and space can use src's memory. New reference. */
+PyObject *kp_mirror(kp_view *src, int space, int copy, int view_if_possible, const char *where);
 PyObject *kp_view_create_mirror(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *kp_view_create_mirror_view(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *kp_view_deep_copy_method(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

@@ -34,51 +34,6 @@
 
 /* ---- shared helpers ---------------------------------------------------------------- */
 
-int kp_intern_names(const char *const *names, int count, PyObject **out) {
-  if (out[count - 1]) return 0;
-  for (int i = 0; i < count; ++i) {
-    if (out[i]) continue;
-    out[i] = PyUnicode_InternFromString(names[i]);
-    if (!out[i]) return -1;
-  }
-  return 0;
-}
-
-int kp_parse_keywords(const char *where, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                      PyObject *const *names, int count, int max_positional, PyObject **out) {
-  for (int i = 0; i < count; ++i) out[i] = NULL;
-  if (nargs > max_positional) {
-    PyErr_Format(PyExc_TypeError, "%s takes %d positional argument%s but %zd were given", where, max_positional,
-                 max_positional == 1 ? "" : "s", nargs);
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
-  if (!kwnames) return 0;
-  Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
-  for (Py_ssize_t k = 0; k < nk; ++k) {
-    PyObject *key = PyTuple_GET_ITEM(kwnames, k);
-    int found = -1;
-    /* Keyword names at call sites are interned: compare pointers first. */
-    for (int i = max_positional; i < count && found < 0; ++i)
-      if (key == names[i]) found = i;
-    for (int i = max_positional; i < count && found < 0; ++i) {
-      int eq = PyUnicode_Compare(key, names[i]);
-      if (eq == -1 && PyErr_Occurred()) return -1;
-      if (eq == 0) found = i;
-    }
-    if (found < 0) {
-      PyErr_Format(PyExc_TypeError, "%s got an unexpected keyword argument '%U'", where, key);
-      return -1;
-    }
-    if (out[found]) {
-      PyErr_Format(PyExc_TypeError, "%s got multiple values for argument '%U'", where, names[found]);
-      return -1;
-    }
-    out[found] = args[nargs + k];
-  }
-  return 0;
-}
-
 /* Parses copy=None/True/False into -1/1/0; -1 with TypeError (returns -2). */
 static int parse_copy(PyObject *obj, const char *where, int *out) {
   *out = -1;

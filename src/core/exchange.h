@@ -9,17 +9,6 @@
 
 #include "core.h"
 
-/* Interns names[0..count) into out (once; kept for the process). */
-int kp_intern_names(const char *const *names, int count, PyObject **out);
-
-/* Parses the arguments of a METH_FASTCALL | METH_KEYWORDS function named
- * where: out[i] receives the borrowed value of names[i] (interned str;
- * NULL when absent); at most max_positional leading positional arguments
- * fill the first entries. -1 with TypeError on unknown, repeated or extra
- * arguments. */
-int kp_parse_keywords(const char *where, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                      PyObject *const *names, int count, int max_positional, PyObject **out);
-
 /* New Unmanaged View over the memory an object describes with
  * __cuda_array_interface__ (cai.c), keeping obj alive; waits on the stream
  * the object names. NULL with an exception: AttributeError when obj has no

@@ -181,7 +181,7 @@ static PyObject *kp_py_is_finalized(PyObject *module, PyObject *unused) {
 /* device_id(): the GPU Kokkos' device execution space runs on (initializing
  * Kokkos first, as View creation does), or None without a GPU backend. */
 static PyObject *kp_py_device_id(PyObject *module, PyObject *unused) {
-  int space = kp_bridge_space_available(KP_SPACE_CUDA) ? KP_SPACE_CUDA
+  int space = kp_bridge_space_available(KP_SPACE_CUDA)  ? KP_SPACE_CUDA
               : kp_bridge_space_available(KP_SPACE_HIP) ? KP_SPACE_HIP
                                                         : -1;
   if (space < 0) Py_RETURN_NONE;
@@ -263,8 +263,8 @@ fail:
  * kokkos package hands over its enum members and Shape type so View
  * properties can return them. */
 static PyObject *kp_py_register_enums(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-  if (nargs != 5 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != KP_DTYPE_COUNT || !PyTuple_Check(args[1]) ||
-      PyTuple_GET_SIZE(args[1]) != KP_SPACE_COUNT || !PyTuple_Check(args[2]) ||
+  if (nargs < 5 || nargs > 6 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != KP_DTYPE_COUNT ||
+      !PyTuple_Check(args[1]) || PyTuple_GET_SIZE(args[1]) != KP_SPACE_COUNT || !PyTuple_Check(args[2]) ||
       PyTuple_GET_SIZE(args[2]) != KP_LAYOUT_COUNT) {
     PyErr_SetString(PyExc_TypeError,
                     "_register_enums(dtypes, spaces, layouts, trait_enum, shape_type): wrong arguments");
@@ -276,6 +276,8 @@ static PyObject *kp_py_register_enums(PyObject *module, PyObject *const *args, P
   Py_XSETREF(st->layout_members, Py_NewRef(args[2]));
   Py_XSETREF(st->trait_enum, Py_NewRef(args[3]));
   Py_XSETREF(st->shape_type, Py_NewRef(args[4]));
+  if (nargs > 5 && PyType_Check(args[5])) Py_XSETREF(st->enum_types[KP_FAMILY_DEVICE], Py_NewRef(args[5]));
+  kp_args_register_enum_types(st);
   Py_RETURN_NONE;
 }
 
@@ -351,6 +353,16 @@ static PyMethodDef kp_module_methods[] = {
      "_wrap(obj, writable=False, label=None, dynamic=False): an Unmanaged View over obj's host memory."},
     {"_view_from_bytes", (PyCFunction)(void (*)(void))kp_py_view_from_bytes, METH_FASTCALL,
      "_view_from_bytes(buf, dtype, shape, layout, label, dynamic, traits): unpickling's zero-copy View (pickling.c)."},
+    {"array", (PyCFunction)(void (*)(void))kp_py_array, METH_FASTCALL | METH_KEYWORDS, kp_doc_array},
+    {"unmanaged_array", (PyCFunction)(void (*)(void))kp_py_unmanaged_array, METH_FASTCALL | METH_KEYWORDS,
+     kp_doc_unmanaged_array},
+    {"asarray", (PyCFunction)(void (*)(void))kp_py_asarray, METH_FASTCALL | METH_KEYWORDS, kp_doc_asarray},
+    {"create_mirror", (PyCFunction)(void (*)(void))kp_py_create_mirror, METH_FASTCALL | METH_KEYWORDS,
+     kp_doc_create_mirror},
+    {"create_mirror_view", (PyCFunction)(void (*)(void))kp_py_create_mirror_view, METH_FASTCALL | METH_KEYWORDS,
+     kp_doc_create_mirror_view},
+    {"create_mirror_view_and_copy", (PyCFunction)(void (*)(void))kp_py_create_mirror_view_and_copy,
+     METH_FASTCALL | METH_KEYWORDS, kp_doc_create_mirror_view_and_copy},
     {"deep_copy", (PyCFunction)(void (*)(void))kp_deep_copy_function, METH_FASTCALL | METH_KEYWORDS,
      "deep_copy(dst, src): copy src (a View, an array or buffer of the same shape, or a scalar) into the View dst."},
     {NULL, NULL, 0, NULL}};
@@ -362,6 +374,7 @@ extern PyType_Spec kp_dyn_rank_view_type_spec;
 
 static int kp_module_exec(PyObject *module) {
   kp_state *st = (kp_state *)PyModule_GetState(module);
+  if (kp_args_init(st) < 0) return -1;
   st->allocation_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_owner_spec, NULL);
   if (!st->allocation_type) return -1;
   st->view_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_view_type_spec, NULL);
@@ -369,6 +382,8 @@ static int kp_module_exec(PyObject *module) {
   st->dyn_rank_view_type =
       (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_dyn_rank_view_type_spec, (PyObject *)st->view_type);
   if (!st->dyn_rank_view_type) return -1;
+  kp_view_type_set_vectorcall(st->view_type);
+  kp_view_type_set_vectorcall(st->dyn_rank_view_type);
   PyObject *bases = PyTuple_Pack(2, PyExc_BufferError, PyExc_RuntimeError);
   if (!bases) return -1;
   st->host_access_error = PyErr_NewExceptionWithDoc(
@@ -405,6 +420,7 @@ static int kp_module_traverse(PyObject *module, visitproc visit, void *arg) {
   Py_VISIT(st->layout_members);
   Py_VISIT(st->trait_enum);
   Py_VISIT(st->reducer);
+  for (int f = 0; f < KP_FAMILY_COUNT; ++f) Py_VISIT(st->enum_types[f]);
   return 0;
 }
 
@@ -420,6 +436,9 @@ static int kp_module_clear(PyObject *module) {
   Py_CLEAR(st->layout_members);
   Py_CLEAR(st->trait_enum);
   Py_CLEAR(st->reducer);
+  for (int f = 0; f < KP_FAMILY_COUNT; ++f) Py_CLEAR(st->enum_types[f]);
+  kp_args_clear(st);
+  kp_array_clear(st);
   return 0;
 }
 

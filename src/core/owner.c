@@ -47,13 +47,26 @@ static void registry_remove(kp_owner *o) {
   o->registered = 0;
 }
 
+/* Returns KP_OWNER_KOKKOS memory to Kokkos the way it was allocated. */
+static kp_status owner_deallocate(kp_owner *o, kp_error *err) {
+  if (o->host_bytes) {
+    const char *label = o->label ? PyUnicode_AsUTF8(o->label) : "";
+    if (!label) {
+      PyErr_Clear();
+      label = "";
+    }
+    return kp_bridge_host_deallocate(label, o->data, o->host_bytes, err);
+  }
+  return kp_bridge_deallocate(o->space, o->data, err);
+}
+
 /* Frees the memory of a registered Allocation now (Kokkos still alive). */
 static void owner_free_memory(kp_owner *o) {
   if (o->released) return;
   o->released = 1;
   if (o->kind == KP_OWNER_KOKKOS && o->data) {
     kp_error err = {{0}};
-    if (kp_bridge_deallocate(o->space, o->data, &err) != KP_OK) {
+    if (owner_deallocate(o, &err) != KP_OK) {
       /* Never let it cross into Python as a crash; report and move on. */
       PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "kokkos: freeing View memory failed: %s", err.message);
       PyErr_Clear();
@@ -90,6 +103,7 @@ static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *da
   o->label = NULL;
   o->exporter = NULL;
   o->has_buffer = 0;
+  o->host_bytes = 0;
   o->deleter = NULL;
   o->deleter_ctx = NULL;
   o->released = 0;
@@ -109,18 +123,33 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
   void *p = NULL;
   kp_error err = {{0}};
   kp_status s;
-  Py_BEGIN_ALLOW_THREADS s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
-  Py_END_ALLOW_THREADS if (s != KP_OK) {
+  if (space == KP_SPACE_HOST && bytes < ((size_t)1 << 16)) {
+    /* small host allocations: taking the GIL back costs more than they do */
+    s = kp_bridge_host_allocate(clabel, bytes, zero, &p, &err);
+  } else if (space == KP_SPACE_HOST) {
+    Py_BEGIN_ALLOW_THREADS s = kp_bridge_host_allocate(clabel, bytes, zero, &p, &err);
+    Py_END_ALLOW_THREADS
+  } else {
+    Py_BEGIN_ALLOW_THREADS s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
+    Py_END_ALLOW_THREADS
+  }
+  if (s != KP_OK) {
     kp_raise_bridge(s, &err, "kokkos.View");
     return NULL;
   }
   kp_owner *o = owner_new(st, KP_OWNER_KOKKOS, space, p);
   if (!o) {
-    kp_bridge_deallocate(space, p, &err);
+    if (space == KP_SPACE_HOST)
+      kp_bridge_host_deallocate(clabel, p, bytes, &err);
+    else
+      kp_bridge_deallocate(space, p, &err);
     return NULL;
   }
+  if (space == KP_SPACE_HOST) o->host_bytes = bytes;
   o->label = Py_XNewRef(label);
   registry_add(o);
+  /* It references only its str label: no cycle can pass through it. */
+  PyObject_GC_UnTrack(o);
   return o;
 }
 
@@ -181,7 +210,7 @@ static void owner_dealloc(kp_owner *o) {
     if (o->kind == KP_OWNER_KOKKOS && o->data) {
       if (kp_bridge_is_initialized()) {
         kp_error err = {{0}};
-        kp_bridge_deallocate(o->space, o->data, &err);
+        owner_deallocate(o, &err);
       }
     } else if (o->kind == KP_OWNER_EXTERNAL && o->deleter) {
       /* A deleter may run Python code (a DLPack producer's): keep an

@@ -5,7 +5,7 @@
 #include <string.h>
 
 const kp_space_info kp_spaces[KP_SPACE_COUNT] = {
-    [KP_SPACE_HOST] = {"HostSpace", {"Host", "Serial", "OpenMP", "Threads"}, 1},
+    [KP_SPACE_HOST] = {"HostSpace", {"Host", "Serial", "OpenMP", "Threads", "HPX", NULL}, 1},
     [KP_SPACE_CUDA] = {"CudaSpace", {"Cuda", NULL}, 2},
     [KP_SPACE_CUDA_UVM] = {"CudaUVMSpace", {"SharedSpace", NULL}, 13},
     [KP_SPACE_CUDA_HOST_PINNED] = {"CudaHostPinnedSpace", {"SharedHostPinnedSpace", NULL}, 3},
@@ -38,7 +38,7 @@ int kp_space_from_object(PyObject *obj, const char *where) {
     if (strcmp(s, "DefaultHostMemorySpace") == 0) return kp_bridge_default_host_memory_space();
     for (int i = 0; i < KP_SPACE_COUNT; ++i) {
       if (strcmp(s, kp_spaces[i].name) == 0) return i;
-      for (int a = 0; a < 4 && kp_spaces[i].aliases[a]; ++a)
+      for (int a = 0; a < 6 && kp_spaces[i].aliases[a]; ++a)
         if (strcmp(s, kp_spaces[i].aliases[a]) == 0) return i;
     }
     PyErr_Format(PyExc_ValueError, "%s: unknown memory space %R (use kokkos.HostSpace, 'HostSpace', ...)", where, obj);

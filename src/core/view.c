@@ -23,9 +23,16 @@
 /* Storage for the data pointer of empty Views: never read or written. */
 static _Alignas(16) char kp_empty_storage[16];
 
+static PyObject *view_new(PyTypeObject *type, PyObject *args, PyObject *kwds);
+
 int kp_view_check(PyObject *obj) {
-  kp_state *st = kp_state_from_type(Py_TYPE(obj));
-  return st && PyObject_TypeCheck(obj, st->view_type);
+  /* A View's type, or a subclass's, has View in its MRO, and View's tp_new is
+   * view_new: no module lookup (which would import for foreign types). */
+  PyObject *mro = Py_TYPE(obj)->tp_mro;
+  if (!mro || !PyTuple_Check(mro)) return 0;
+  for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(mro); i < n; ++i)
+    if (((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_new == view_new) return 1;
+  return 0;
 }
 
 static int is_dynamic(const kp_view *v) {
@@ -152,7 +159,10 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
   }
   v->data = (size == 0 || !data) ? kp_empty_storage : data;
   v->layout = kp_layout_of(rank, shape, strides);
-  if (exact) PyObject_GC_Track(v);
+  /* A View of Kokkos-owned memory references no Python object that could
+   * lead back to it (its Allocation holds only a str label): the cycle
+   * collector need not look at it, as NumPy's arrays are not looked at. */
+  if (exact && owner && owner->kind != KP_OWNER_KOKKOS) PyObject_GC_Track(v);
   return v;
 }
 
@@ -205,7 +215,7 @@ int kp_view_require_host(kp_view *v, PyObject *exc, const char *what) {
 /* ---- construction from Python ------------------------------------------------------------ */
 
 /* Parses a shape argument (int or sequence of ints) into spec. */
-static int parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const char *where) {
+int kp_parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const char *where) {
   PyObject *seq = NULL;
   if (PyLong_Check(obj) ||
       (!PySequence_Check(obj) && Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_index)) {
@@ -254,37 +264,64 @@ static int parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const ch
   return 0;
 }
 
-static PyObject *view_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-  static char *kwlist[] = {"shape", "dtype", "label", "space", "layout", "trait", "initialize", NULL};
-  PyObject *shape = NULL, *dtype = NULL, *label = NULL, *space = NULL, *layout = NULL, *trait = NULL;
-  int initialize = 1;
+int kp_check_label_text(PyObject *label, const char *where) {
+  Py_ssize_t len;
+  const char *s = PyUnicode_AsUTF8AndSize(label, &len);
+  if (!s) return -1;
+  if ((Py_ssize_t)strlen(s) != len) {
+    PyErr_Format(PyExc_ValueError, "%s: label must not contain NUL characters", where);
+    return -1;
+  }
+  return 0;
+}
+
+static const kp_signature sig_view = {
+    "kokkos.View()",
+    7,
+    2,
+    1,
+    {KP_KW_SHAPE, KP_KW_DTYPE, KP_KW_LABEL, KP_KW_SPACE, KP_KW_LAYOUT, KP_KW_TRAIT, KP_KW_INITIALIZE}};
+static const kp_signature sig_dyn_rank_view = {
+    "kokkos.DynRankView()",
+    7,
+    2,
+    1,
+    {KP_KW_SHAPE, KP_KW_DTYPE, KP_KW_LABEL, KP_KW_SPACE, KP_KW_LAYOUT, KP_KW_TRAIT, KP_KW_INITIALIZE}};
+
+/* View(shape, dtype=None, *, label, space, layout, trait, initialize), or
+ * the original package's View(label, shape, **keywords), as a vector call. */
+static PyObject *view_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+  PyTypeObject *type = (PyTypeObject *)callable;
   kp_state *st = kp_state_from_type(type);
   if (!st) return NULL;
   int dynamic = PyType_IsSubtype(type, st->dyn_rank_view_type);
-  const char *where = dynamic ? "kokkos.DynRankView()" : "kokkos.View()";
-  /* The original package's classes took (label, shape): accept that order. */
-  Py_ssize_t nargs = PyTuple_GET_SIZE(args);
-  PyObject *args2 = NULL;
-  if (nargs >= 2 && PyUnicode_Check(PyTuple_GET_ITEM(args, 0))) {
-    args2 = PyTuple_Pack(2, PyTuple_GET_ITEM(args, 1), Py_None);
-    if (!args2) return NULL;
-    label = PyTuple_GET_ITEM(args, 0);
+  const kp_signature *sig = dynamic ? &sig_dyn_rank_view : &sig_view;
+  const char *where = sig->name;
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  PyObject *a[7];
+  PyObject *label_first = NULL;
+  if (nargs >= 2 && PyUnicode_Check(args[0])) {
+    /* The original package's classes took (label, shape). */
     if (nargs > 2) {
-      Py_DECREF(args2);
       PyErr_Format(PyExc_TypeError, "%s: takes (shape, dtype) or (label, shape) positionally", where);
       return NULL;
     }
-    PyObject *lbl2 = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args2, kwds, "O|O$OOOOp", kwlist, &shape, &dtype, &lbl2, &space, &layout, &trait,
-                                     &initialize)) {
-      Py_DECREF(args2);
+    kp_signature keywords_only = *sig;
+    keywords_only.required = 0;
+    if (kp_args_parse(st, &keywords_only, args + 2, 0, kwnames, a) < 0) return NULL;
+    if (a[0]) {
+      PyErr_Format(PyExc_TypeError, "%s: got multiple values for argument 'shape'", where);
       return NULL;
     }
-    if (lbl2) label = lbl2;
-  } else if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$OOOOp", kwlist, &shape, &dtype, &label, &space, &layout,
-                                          &trait, &initialize)) {
-    return NULL;
+    a[0] = args[1];
+    label_first = args[0];
+  } else {
+    if (kp_args_parse(st, sig, args, nargs, kwnames, a) < 0) return NULL;
   }
+  PyObject *shape = a[0], *dtype = a[1], *label = a[2] ? a[2] : label_first;
+  PyObject *space = a[3], *layout = a[4], *trait = a[5];
+  int initialize = kp_args_bool(a[6], where, "initialize", 1);
+  if (initialize < 0) return NULL;
   kp_view_spec spec = {0};
   spec.dynamic = dynamic;
   if (type != st->view_type && type != st->dyn_rank_view_type) spec.type = type; /* a Python subclass */
@@ -292,42 +329,59 @@ static PyObject *view_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
   spec.dtype = KP_DTYPE_FLOAT64;
   spec.space = KP_SPACE_HOST;
   spec.layout = KP_LAYOUT_RIGHT;
-  PyObject *res = NULL;
-  if (parse_shape(shape, &spec, dynamic ? KP_MAX_RANK - 1 : KP_MAX_RANK, where) < 0) goto done;
-  if (dtype && dtype != Py_None && (spec.dtype = kp_dtype_from_object(dtype, where)) < 0) goto done;
-  if (space && space != Py_None && (spec.space = kp_space_from_object(space, where)) < 0) goto done;
-  if (layout && layout != Py_None && (spec.layout = kp_layout_from_object(layout, where)) < 0) goto done;
+  if (kp_parse_shape(shape, &spec, dynamic ? KP_MAX_RANK - 1 : KP_MAX_RANK, where) < 0) return NULL;
+  if (dtype && dtype != Py_None && (spec.dtype = kp_arg_dtype(st, dtype, where)) < 0) return NULL;
+  if (space && space != Py_None && (spec.space = kp_arg_space(st, space, where)) < 0) return NULL;
+  if (layout && layout != Py_None && (spec.layout = kp_arg_layout(st, layout, where)) < 0) return NULL;
   if (trait) {
-    int t = kp_trait_from_object(trait, where);
-    if (t < 0) goto done;
+    int t = kp_arg_trait(st, trait, where);
+    if (t < 0) return NULL;
     if (t & KP_TRAIT_UNMANAGED) {
       PyErr_Format(PyExc_ValueError,
                    "%s: an Unmanaged View wraps existing memory; use kokkos.array(ndarray, trait=kokkos.Unmanaged) "
                    "or kokkos.asarray(obj) instead",
                    where);
-      goto done;
+      return NULL;
     }
     spec.traits = (unsigned)t;
   }
-  if (label && label != Py_None && !PyUnicode_Check(label)) {
-    PyErr_Format(PyExc_TypeError, "%s: label must be a str, got %.100s", where, Py_TYPE(label)->tp_name);
-    goto done;
-  }
   if (label == Py_None) label = NULL;
-  if (label) {
-    Py_ssize_t len;
-    const char *s = PyUnicode_AsUTF8AndSize(label, &len);
-    if (!s) goto done;
-    if ((Py_ssize_t)strlen(s) != len) {
-      PyErr_Format(PyExc_ValueError, "%s: label must not contain NUL characters", where);
-      goto done;
+  if (label && !PyUnicode_Check(label)) {
+    PyErr_Format(PyExc_TypeError, "%s: label must be a str, got %.100s", where, Py_TYPE(label)->tp_name);
+    return NULL;
+  }
+  if (label && kp_check_label_text(label, where) < 0) return NULL;
+  return (PyObject *)kp_view_allocate(st, &spec, label);
+}
+
+/* tp_new (Python subclasses, type.__call__ with a dict): the vector call's
+ * arguments laid out from the tuple and the dict. */
+static PyObject *view_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+  Py_ssize_t nargs = PyTuple_GET_SIZE(args), nkw = kwds ? PyDict_GET_SIZE(kwds) : 0;
+  if (nargs + nkw > 16) {
+    PyErr_SetString(PyExc_TypeError, "kokkos.View(): too many arguments");
+    return NULL;
+  }
+  PyObject *stack[16];
+  for (Py_ssize_t i = 0; i < nargs; ++i) stack[i] = PyTuple_GET_ITEM(args, i);
+  PyObject *kwnames = NULL;
+  if (nkw) {
+    kwnames = PyTuple_New(nkw);
+    if (!kwnames) return NULL;
+    Py_ssize_t pos = 0, k = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(kwds, &pos, &key, &value)) {
+      PyTuple_SET_ITEM(kwnames, k, Py_NewRef(key));
+      stack[nargs + k] = value;
+      ++k;
     }
   }
-  res = (PyObject *)kp_view_allocate(st, &spec, label);
-done:
-  Py_XDECREF(args2);
+  PyObject *res = view_vectorcall((PyObject *)type, stack, (size_t)nargs, kwnames);
+  Py_XDECREF(kwnames);
   return res;
 }
+
+void kp_view_type_set_vectorcall(PyTypeObject *type) { type->tp_vectorcall = view_vectorcall; }
 
 static int view_traverse(kp_view *v, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(v));
@@ -375,8 +429,26 @@ static PyObject *shape_tuple(const kp_view *v, int bytes) {
 }
 
 static PyObject *view_get_shape(kp_view *v, void *c) {
-  PyObject *t = shape_tuple(v, 0);
   kp_state *st = kp_state_from_type(Py_TYPE(v));
+  if (st && st->shape_type && PyType_Check(st->shape_type) &&
+      PyType_IsSubtype((PyTypeObject *)st->shape_type, &PyTuple_Type) &&
+      ((PyTypeObject *)st->shape_type)->tp_itemsize == PyTuple_Type.tp_itemsize) {
+    /* kokkos' Shape is a tuple subclass without a __dict__: fill one
+     * directly, as tuple.__new__ does for subclasses. */
+    PyTypeObject *shape_type = (PyTypeObject *)st->shape_type;
+    PyObject *s = shape_type->tp_alloc(shape_type, v->rank);
+    if (!s) return NULL;
+    for (int r = 0; r < v->rank; ++r) {
+      PyObject *e = PyLong_FromSsize_t(v->shape[r]);
+      if (!e) {
+        Py_DECREF(s);
+        return NULL;
+      }
+      PyTuple_SET_ITEM(s, r, e);
+    }
+    return s;
+  }
+  PyObject *t = shape_tuple(v, 0);
   if (!t || !st || !st->shape_type) return t;
   PyObject *s = PyObject_CallOneArg(st->shape_type, t);
   Py_DECREF(t);

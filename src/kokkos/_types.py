@@ -157,6 +157,7 @@ _core._register_enums(
     tuple(layout(i) for i in range(3)),
     memory_trait,
     Shape,
+    device,
 )
 
 dtypes = tuple(dtype(i) for i in range(len(_DTYPE_NAMES)))

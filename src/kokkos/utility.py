@@ -21,8 +21,6 @@ deep_copy = _core.deep_copy
 max_concrete_rank = _core.max_rank
 """Largest rank of a View (Kokkos' maximum, 8). DynRankViews go to 7."""
 
-_UNSET = object()
-
 
 # ---- enumerations <-> names --------------------------------------------------
 
@@ -137,149 +135,11 @@ def _dtype_index(obj):
 
 
 # ---- construction ---------------------------------------------------------------
+# kokkos.array, unmanaged_array and the mirror functions live in the C core
+# (src/core/array.c): their signatures show in help() as the core's.
 
-
-def _default_label(kind, dt, ndim, lay, space):
-    return f"{kind}<{_DTYPE_NAMES[dt]}{'*' * ndim}, {get_layout(lay)}, {get_memory_space(space)}>"
-
-
-def array(
-    shape_label_or_array,
-    shape=None,
-    label=None,
-    array=None,
-    dtype=_UNSET,
-    space=_UNSET,
-    layout=_UNSET,
-    trait=memory_trait.Managed,
-    dynamic=False,
-    order=None,
-    copy=False,
-):
-    """Create a View, as pykokkos-base's ``kokkos.array``.
-
-    The first argument is a label (str), a shape (list or tuple) or an array
-    (anything with the buffer protocol or ``__array_interface__``, or a View).
-    Arrays (buffer protocol, ``__array_interface__``, DLPack or
-    ``__cuda_array_interface__``) are wrapped without copying (an Unmanaged
-    View that keeps the array alive, in the array's memory space) unless
-    ``copy=True`` or a different dtype, layout or ``space`` is asked for;
-    then the data is copied into a new Kokkos allocation. Views from a shape
-    default to HostSpace.
-    """
-    if isinstance(shape_label_or_array, str) and label is None:
-        label = shape_label_or_array
-    elif isinstance(shape_label_or_array, (list, tuple)) and shape is None:
-        shape = list(shape_label_or_array)
-        if any(isinstance(e, (list, tuple)) for e in shape):
-            # A list is a shape, as in pykokkos-base; nested lists are data.
-            raise TypeError(
-                "kokkos.array(): a list or tuple is the View's shape (as in pykokkos-base), and this one holds "
-                "sequences; to make a View holding this data use kokkos.array(numpy.array(data)), or "
-                "kokkos.deep_copy(view, data) into a View of that shape"
-            )
-    elif array is None and not isinstance(shape_label_or_array, (str, list, tuple)):
-        array = shape_label_or_array
-
-    if order is not None:
-        if not isinstance(order, str) or order.upper() not in ("C", "F"):
-            raise ValueError(f"kokkos.array(): order must be 'C' or 'F', got {order!r}")
-        if layout is _UNSET:
-            layout = "LayoutRight" if order.upper() == "C" else "LayoutLeft"
-
-    space_id = None if space is _UNSET else _core._space_index(space)
-    traits = _core._trait_value(trait)
-
-    if array is not None:
-        return _from_array(array, label, dtype, space_id, layout, traits, dynamic, copy)
-
-    if shape is None:
-        raise TypeError("kokkos.array(): give a shape (list or tuple), a label and shape=, or an array")
-    if traits & memory_trait.Unmanaged:
-        raise ValueError(
-            "kokkos.array(): an Unmanaged View wraps existing memory; pass the array "
-            "(kokkos.array(ndarray, trait=kokkos.Unmanaged))"
-        )
-    dt = _dtype_index(float if dtype is _UNSET else dtype)
-    if space_id is None:
-        space_id = int(memory_space.HostSpace)
-    lay = 0 if layout is _UNSET else _core._layout_index(layout)
-    if label is None:
-        ndim = 1 if isinstance(shape, int) else len(shape)
-        label = _default_label("KokkosDynRankView" if dynamic else "KokkosView", dt, ndim, lay, space_id)
-    cls = DynRankView if dynamic else View
-    return cls(shape, dt, label=label, space=space_id, layout=lay, trait=traits)
-
-
-def _has_buffer(obj):
-    try:
-        memoryview(obj).release()
-        return True
-    except TypeError:
-        return False
-    except Exception:
-        return True
-
-
-def _from_array(obj, label, dtype_arg, space_id, layout_arg, traits, dynamic, copy):
-    try:
-        wrapped = _core._wrap(obj, False, label, dynamic, traits | memory_trait.Unmanaged)
-    except TypeError:
-        # DLPack and __cuda_array_interface__ producers (PyTorch, CuPy, JAX);
-        # host buffers keep the buffer protocol's answer.
-        if _has_buffer(obj) or not (hasattr(obj, "__dlpack__") or hasattr(obj, "__cuda_array_interface__")):
-            raise
-        shared = _core._view_from_object(obj, label)
-        wrapped = _core._wrap(shared, False, label, dynamic, traits | memory_trait.Unmanaged)
-    want_dt = wrapped.dtype if dtype_arg is _UNSET else _dtype_index(dtype_arg)
-    want_layout = None if layout_arg is _UNSET else _core._layout_index(layout_arg)
-    needs_copy = (
-        copy
-        or int(want_dt) != int(wrapped.dtype)
-        or (space_id is not None and space_id != int(wrapped.space))
-        or (want_layout is not None and want_layout != 2 and wrapped.ndim > 1 and want_layout != int(wrapped.layout))
-    )
-    if not needs_copy:
-        return wrapped
-    if space_id is None:
-        space_id = int(wrapped.space)
-    lay = want_layout if want_layout in (0, 1) else (1 if int(wrapped.layout) == 1 else 0)
-    cls = DynRankView if dynamic else View
-    if label is None:
-        label = _default_label("KokkosDynRankView" if dynamic else "KokkosView", int(want_dt), wrapped.ndim, lay, space_id)
-    out = cls(
-        tuple(wrapped.shape),
-        int(want_dt),
-        label=label,
-        space=space_id,
-        layout=lay,
-        trait=traits & ~memory_trait.Unmanaged,
-        initialize=False,
-    )
-    deep_copy(out, wrapped if int(want_dt) == int(wrapped.dtype) else obj)
-    return out
-
-
-def unmanaged_array(*args, **kwargs):
-    """Kept for compatibility: the same as kokkos.array (arrays are wrapped
-    without copying and kept alive)."""
-    return array(*args, **kwargs)
-
-
-def create_mirror(src, copy=False, space=None):
-    """Kokkos::create_mirror: a new host (or ``space``) View shaped like src."""
-    return src.create_mirror(copy=copy, space=space)
-
-
-def create_mirror_view(src, copy=False, space=None):
-    """Kokkos::create_mirror_view: ``src`` itself when the host (or
-    ``space``) can access it -- then nothing is copied and ``copy`` changes
-    nothing, even ``copy=True`` -- else a new mirror in host memory (or
-    ``space``) with src's shape and layout, into which ``copy=True`` copies
-    src's data."""
-    return src.create_mirror_view(copy=copy, space=space)
-
-
-def create_mirror_view_and_copy(space, src):
-    """Kokkos::create_mirror_view_and_copy(space, src)."""
-    return src.create_mirror_view(copy=True, space=space)
+array = _core.array
+unmanaged_array = _core.unmanaged_array
+create_mirror = _core.create_mirror
+create_mirror_view = _core.create_mirror_view
+create_mirror_view_and_copy = _core.create_mirror_view_and_copy

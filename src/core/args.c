@@ -1,0 +1,211 @@
+/* args.c: the one argument parser of the kokkos._core functions and the parsing
+ * of enumeration arguments (dtype, space, layout, trait) with strict families.
+ *
+ * Python equivalent of a parsed signature:
+ *
+ *     def array(shape_label_or_array, shape=None, label=None, ...): ...
+ *
+ * Keyword names are interned once, in the module state (kp_state.kw), so a
+ * call's keywords (interned by the compiler) match by pointer. Messages name
+ * the function: "kokkos.array(): got an unexpected keyword argument 'foo'".
+ *
+ * Enumerations: kokkos.dtype, memory_space, layout, memory_trait and device
+ * are IntEnums, so a member of one family is also an int another family
+ * would accept. Here a member is accepted only where its family is wanted:
+ * layout=kokkos.HostSpace is a TypeError naming the family wanted.
+ */
+#include "core.h"
+
+#include <string.h>
+
+const char *const kp_kw_names[KP_KW_COUNT] = {
+    [KP_KW_SHAPE] = "shape",
+    [KP_KW_DTYPE] = "dtype",
+    [KP_KW_LABEL] = "label",
+    [KP_KW_SPACE] = "space",
+    [KP_KW_LAYOUT] = "layout",
+    [KP_KW_TRAIT] = "trait",
+    [KP_KW_INITIALIZE] = "initialize",
+    [KP_KW_ARRAY] = "array",
+    [KP_KW_DYNAMIC] = "dynamic",
+    [KP_KW_ORDER] = "order",
+    [KP_KW_COPY] = "copy",
+    [KP_KW_SRC] = "src",
+    [KP_KW_OBJ] = "obj",
+    [KP_KW_FIRST] = "shape_label_or_array",
+    [KP_KW_DST] = "dst",
+};
+
+int kp_args_init(kp_state *st) {
+  for (int i = 0; i < KP_KW_COUNT; ++i) {
+    st->kw[i] = PyUnicode_InternFromString(kp_kw_names[i]);
+    if (!st->kw[i]) return -1;
+  }
+  return 0;
+}
+
+void kp_args_clear(kp_state *st) {
+  for (int i = 0; i < KP_KW_COUNT; ++i) Py_CLEAR(st->kw[i]);
+}
+
+int kp_intern_names(const char *const *names, int count, PyObject **out) {
+  if (out[count - 1]) return 0;
+  for (int i = 0; i < count; ++i) {
+    if (out[i]) continue;
+    out[i] = PyUnicode_InternFromString(names[i]);
+    if (!out[i]) return -1;
+  }
+  return 0;
+}
+
+/* The one parser: parameters names[0..count) (interned str), the first
+ * max_positional of which may be given positionally; keywords may name
+ * parameters from first_keyword on. */
+static int parse(const char *where, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *const *names,
+                 int count, int max_positional, int first_keyword, PyObject **out) {
+  for (int i = 0; i < count; ++i) out[i] = NULL;
+  if (nargs > max_positional) {
+    PyErr_Format(PyExc_TypeError, "%s: takes %d positional argument%s but %zd were given", where, max_positional,
+                 max_positional == 1 ? "" : "s", nargs);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
+  Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nk; ++k) {
+    PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+    int found = -1;
+    /* Keyword names at call sites are interned: compare pointers first. */
+    for (int i = first_keyword; i < count && found < 0; ++i)
+      if (key == names[i]) found = i;
+    for (int i = first_keyword; i < count && found < 0; ++i) {
+      int eq = PyUnicode_Compare(key, names[i]);
+      if (eq == -1 && PyErr_Occurred()) return -1;
+      if (eq == 0) found = i;
+    }
+    if (found < 0) {
+      PyErr_Format(PyExc_TypeError, "%s: got an unexpected keyword argument '%U'", where, key);
+      return -1;
+    }
+    if (out[found]) {
+      PyErr_Format(PyExc_TypeError, "%s: got multiple values for argument '%U'", where, names[found]);
+      return -1;
+    }
+    out[found] = args[nargs + k];
+  }
+  return 0;
+}
+
+int kp_parse_keywords(const char *where, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                      PyObject *const *names, int count, int max_positional, PyObject **out) {
+  return parse(where, args, nargs, kwnames, names, count, max_positional, max_positional, out);
+}
+
+int kp_args_parse(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                  PyObject **out) {
+  PyObject *names[KP_ARGS_MAX];
+  for (int i = 0; i < sig->count; ++i) names[i] = st->kw[sig->kw[i]];
+  if (parse(sig->name, args, nargs, kwnames, names, sig->count, sig->positional, 0, out) < 0) return -1;
+  for (int i = 0; i < sig->required; ++i) {
+    if (!out[i]) {
+      PyErr_Format(PyExc_TypeError, "%s: missing required argument '%s'", sig->name, kp_kw_names[sig->kw[i]]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+int kp_args_bool(PyObject *obj, const char *where, const char *name, int dflt) {
+  if (!obj) return dflt;
+  if (obj == Py_True) return 1;
+  if (obj == Py_False) return 0;
+  int v = PyObject_IsTrue(obj);
+  if (v < 0) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s: %s must be True or False, got %.100s", where, name, Py_TYPE(obj)->tp_name);
+  }
+  return v;
+}
+
+/* ---- enumeration families ------------------------------------------------------------ */
+
+static const char *const family_wanted[KP_FAMILY_COUNT] = {
+    [KP_FAMILY_DTYPE] = "a kokkos dtype (kokkos.float64, kokkos.int32, ...), a NumPy dtype or a dtype name",
+    [KP_FAMILY_SPACE] = "a kokkos memory space (kokkos.HostSpace, kokkos.CudaSpace, ...) or its name",
+    [KP_FAMILY_LAYOUT] = "a kokkos layout (kokkos.LayoutRight, kokkos.LayoutLeft, kokkos.LayoutStride) or its name",
+    [KP_FAMILY_TRAIT] =
+        "a kokkos memory trait (kokkos.Managed, kokkos.Unmanaged, kokkos.RandomAccess, "
+        "kokkos.Atomic, kokkos.Restrict, kokkos.Aligned, or several combined with |)",
+    [KP_FAMILY_DEVICE] = "a kokkos execution space (kokkos.device.Serial, ...)",
+};
+
+static const char *const family_prefix[KP_FAMILY_COUNT] = {
+    [KP_FAMILY_DTYPE] = "kokkos.", [KP_FAMILY_SPACE] = "kokkos.",         [KP_FAMILY_LAYOUT] = "kokkos.",
+    [KP_FAMILY_TRAIT] = "kokkos.", [KP_FAMILY_DEVICE] = "kokkos.device.",
+};
+
+/* The family of an enumeration member, or -1 for anything else. */
+static int family_of(const kp_state *st, PyObject *obj) {
+  PyTypeObject *t = Py_TYPE(obj);
+  if (t == &PyLong_Type || t == &PyUnicode_Type) return -1; /* the common spellings */
+  for (int f = 0; f < KP_FAMILY_COUNT; ++f)
+    if (st->enum_types[f] && t == (PyTypeObject *)st->enum_types[f]) return f;
+  return -1;
+}
+
+/* Raises the TypeError for a member of another family; returns -1. */
+static int wrong_family(int want, int got, PyObject *obj, const char *where, const char *name) {
+  PyObject *member = PyObject_GetAttrString(obj, "name");
+  if (!member || !PyUnicode_Check(member)) {
+    Py_XDECREF(member);
+    PyErr_Clear();
+    member = PyObject_Str(obj);
+    if (!member) return -1;
+  }
+  PyErr_Format(PyExc_TypeError, "%s: %s must be %s, got %s%U", where, name, family_wanted[want], family_prefix[got],
+               member);
+  Py_DECREF(member);
+  return -1;
+}
+
+static int member_value(PyObject *obj) {
+  long v = PyLong_AsLong(obj);
+  return (v == -1 && PyErr_Occurred()) ? -1 : (int)v;
+}
+
+int kp_arg_dtype(kp_state *st, PyObject *obj, const char *where) {
+  int f = family_of(st, obj);
+  if (f == KP_FAMILY_DTYPE) return member_value(obj);
+  if (f >= 0) return wrong_family(KP_FAMILY_DTYPE, f, obj, where, "dtype");
+  return kp_dtype_from_object(obj, where);
+}
+
+int kp_arg_space(kp_state *st, PyObject *obj, const char *where) {
+  int f = family_of(st, obj);
+  if (f == KP_FAMILY_SPACE) return member_value(obj);
+  if (f >= 0) return wrong_family(KP_FAMILY_SPACE, f, obj, where, "space");
+  return kp_space_from_object(obj, where);
+}
+
+int kp_arg_layout(kp_state *st, PyObject *obj, const char *where) {
+  int f = family_of(st, obj);
+  if (f == KP_FAMILY_LAYOUT) return member_value(obj);
+  if (f >= 0) return wrong_family(KP_FAMILY_LAYOUT, f, obj, where, "layout");
+  return kp_layout_from_object(obj, where);
+}
+
+int kp_arg_trait(kp_state *st, PyObject *obj, const char *where) {
+  int f = family_of(st, obj);
+  if (f == KP_FAMILY_TRAIT) return member_value(obj);
+  if (f >= 0) return wrong_family(KP_FAMILY_TRAIT, f, obj, where, "trait");
+  return kp_trait_from_object(obj, where);
+}
+
+int kp_args_register_enum_types(kp_state *st) {
+  PyObject *members[3] = {st->dtype_members, st->space_members, st->layout_members};
+  for (int f = 0; f < 3; ++f)
+    if (members[f] && PyTuple_Check(members[f]) && PyTuple_GET_SIZE(members[f]) > 0)
+      Py_XSETREF(st->enum_types[f], Py_NewRef((PyObject *)Py_TYPE(PyTuple_GET_ITEM(members[f], 0))));
+  if (st->trait_enum && PyType_Check(st->trait_enum))
+    Py_XSETREF(st->enum_types[KP_FAMILY_TRAIT], Py_NewRef(st->trait_enum));
+  return 0;
+}

@@ -1,0 +1,539 @@
+/* array.c: the original package's construction helpers, in C:
+ * kokkos.array, kokkos.unmanaged_array, kokkos.asarray and the free mirror
+ * functions.
+ *
+ * Python equivalent:
+ *
+ *     def array(shape_label_or_array, shape=None, label=None, array=None,
+ *               dtype=None, space=None, layout=None, trait=kokkos.Managed,
+ *               dynamic=False, order=None, copy=False) -> View
+ *     def unmanaged_array(array, ...) -> View      # array(..., trait=Unmanaged)
+ *     def asarray(obj, *, dtype=None, space=None, layout=None, copy=None,
+ *                 label=None) -> View
+ *     def create_mirror(src, copy=False, space=None) -> View
+ *     def create_mirror_view(src, copy=False, space=None) -> View
+ *     def create_mirror_view_and_copy(space, src) -> View
+ *
+ * A first argument that is an array (buffer protocol, __array_interface__,
+ * DLPack, __cuda_array_interface__, a View) is wrapped without copying, as
+ * an Unmanaged View that keeps it alive; it is copied only when another
+ * dtype, layout or space, or copy=True, is asked for, and never when the
+ * caller asked for an Unmanaged View. Default labels are those of the
+ * original package (KokkosView<double*, LayoutRight, HostSpace>), made once
+ * per (kind, dtype, rank, layout, space) and kept in the module state.
+ */
+#include "core.h"
+
+#include <string.h>
+
+/* ---- default labels ------------------------------------------------------------------ */
+
+#define KP_LABEL_SLOTS (2 * KP_DTYPE_COUNT * (KP_MAX_RANK + 1) * KP_LAYOUT_COUNT * KP_SPACE_COUNT)
+
+/* The default label of a View made by kokkos.array (borrowed from the
+ * cache), or NULL with an exception. */
+static PyObject *default_label(kp_state *st, int dynamic, int dtype, int rank, int layout, int space) {
+  if (!st->label_cache) {
+    st->label_cache = PyMem_Calloc(KP_LABEL_SLOTS, sizeof(PyObject *));
+    if (!st->label_cache) {
+      PyErr_NoMemory();
+      return NULL;
+    }
+  }
+  size_t slot = ((((size_t)(dynamic != 0) * KP_DTYPE_COUNT + (size_t)dtype) * (KP_MAX_RANK + 1) + (size_t)rank) *
+                     KP_LAYOUT_COUNT +
+                 (size_t)layout) *
+                    KP_SPACE_COUNT +
+                (size_t)space;
+  PyObject *label = st->label_cache[slot];
+  if (label) return label;
+  char stars[KP_MAX_RANK + 1];
+  memset(stars, '*', (size_t)rank);
+  stars[rank] = '\0';
+  label = PyUnicode_FromFormat("%s<%s%s, %s, %s>", dynamic ? "KokkosDynRankView" : "KokkosView", kp_dtypes[dtype].name,
+                               stars, kp_layout_names[layout], kp_spaces[space].name);
+  if (!label) return NULL;
+  PyUnicode_InternInPlace(&label);
+  st->label_cache[slot] = label;
+  return label;
+}
+
+void kp_array_clear(kp_state *st) {
+  if (!st->label_cache) return;
+  for (size_t i = 0; i < KP_LABEL_SLOTS; ++i) Py_CLEAR(st->label_cache[i]);
+  PyMem_Free(st->label_cache);
+  st->label_cache = NULL;
+}
+
+/* ---- helpers ------------------------------------------------------------------------- */
+
+/* The unqualified name of obj's type ("ndarray", as type(obj).__name__). */
+static const char *type_name(PyObject *obj) {
+  const char *n = Py_TYPE(obj)->tp_name;
+  const char *dot = strrchr(n, '.');
+  return dot ? dot + 1 : n;
+}
+
+static PyObject *unset_if_none(PyObject *obj) { return obj == Py_None ? NULL : obj; }
+
+static int check_label(PyObject *label, const char *where) {
+  if (!label || PyUnicode_Check(label)) return 0;
+  PyErr_Format(PyExc_TypeError, "%s: label must be a str, got %.100s", where, Py_TYPE(label)->tp_name);
+  return -1;
+}
+
+/* A flat list or tuple given as kokkos.array's first argument is a shape:
+ * say so when it holds data instead. */
+static int check_shape_list(PyObject *seq, PyObject *given, const char *where) {
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *e = PySequence_Fast_GET_ITEM(seq, i);
+    if (PyList_Check(e) || PyTuple_Check(e)) {
+      PyErr_Format(PyExc_TypeError,
+                   "%s: a list or tuple is the View's shape (as in pykokkos-base), and this one holds sequences; to "
+                   "make a View holding this data use kokkos.array(numpy.array(data)), or kokkos.deep_copy(view, data) "
+                   "into a View of that shape",
+                   where);
+      return -1;
+    }
+    if (PyFloat_Check(e) || PyComplex_Check(e) || PyUnicode_Check(e) || PyBytes_Check(e)) {
+      PyErr_Format(PyExc_TypeError,
+                   "%s: a flat list or tuple is read as the View's shape (as in pykokkos-base), and shape[%zd] = %R "
+                   "is not an int; to make a View holding these values use kokkos.array(numpy.array(%R))",
+                   where, i, e, given);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* ---- wrapping arrays ------------------------------------------------------------------- */
+
+/* 1 if obj has the attribute, 0 if not, -1 with the exception its lookup
+ * raised (a property that raises). */
+static int has_attr(PyObject *obj, const char *name) {
+  PyObject *a = NULL;
+  int r = kp_get_optional_attr_string(obj, name, &a);
+  Py_XDECREF(a);
+  return r;
+}
+
+/* New Unmanaged View sharing obj's memory (obj: a View, a host buffer or
+ * __array_interface__, a DLPack or __cuda_array_interface__ producer). */
+static kp_view *wrap_memory(kp_state *st, PyObject *obj, PyObject *label, int dynamic, unsigned traits,
+                            const char *where) {
+  kp_view *v = NULL;
+  int h = 0;
+  if (PyObject_TypeCheck(obj, st->view_type)) {
+    kp_view *src = (kp_view *)obj;
+    if (kp_view_check_released(src)) return NULL;
+    if (dynamic && src->rank > KP_MAX_RANK - 1) {
+      PyErr_Format(PyExc_ValueError, "%s: rank %d is larger than the maximum %d of a DynRankView", where, src->rank,
+                   KP_MAX_RANK - 1);
+      return NULL;
+    }
+    v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, src->owner, src->data, src->rank, src->shape,
+                     src->strides, src->dtype, src->space, src->traits, src->readonly, label ? label : src->label);
+  } else if (PyObject_CheckBuffer(obj) || (h = has_attr(obj, "__array_interface__")) > 0) {
+    v = kp_view_from_buffer_object(st, obj, 0, label, dynamic);
+  } else if (h < 0) {
+    return NULL;
+  } else if (PyCapsule_CheckExact(obj) || (h = has_attr(obj, "__dlpack__")) > 0 ||
+             (h = has_attr(obj, "__cuda_array_interface__")) > 0) {
+    kp_view *shared = kp_view_from_exchange(st, obj, label);
+    if (!shared) return NULL;
+    v = wrap_memory(st, (PyObject *)shared, label, dynamic, traits, where);
+    Py_DECREF(shared);
+    return v;
+  } else if (h < 0) {
+    return NULL;
+  } else {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: cannot use an object of type %.100s as View memory: it exposes neither the buffer protocol nor "
+                 "__array_interface__ (nor __dlpack__ or __cuda_array_interface__). View memory comes from an array: "
+                 "a NumPy array, a View, a PyTorch or CuPy tensor, bytearray, array.array, ... The first argument may "
+                 "also be a label (str) or a shape (list or tuple): kokkos.array([3]), kokkos.array('x', [3])",
+                 where, type_name(obj));
+    return NULL;
+  }
+  if (v) v->traits |= traits | KP_TRAIT_UNMANAGED;
+  return v;
+}
+
+static PyObject *from_array(kp_state *st, PyObject *obj, PyObject *label, PyObject *dtype_o, int space,
+                            PyObject *layout_o, unsigned traits, int unmanaged_asked, int dynamic, int copy,
+                            const char *where) {
+  int want_dt = -1, want_layout = -1;
+  if (dtype_o && (want_dt = kp_arg_dtype(st, dtype_o, where)) < 0) return NULL;
+  if (layout_o && (want_layout = kp_arg_layout(st, layout_o, where)) < 0) return NULL;
+  kp_view *w = wrap_memory(st, obj, label, dynamic, traits, where);
+  if (!w) return NULL;
+  if (want_dt < 0) want_dt = w->dtype;
+  const char *why = copy                                ? "copy=True"
+                    : want_dt != w->dtype               ? "its dtype differs from the one asked for"
+                    : (space >= 0 && space != w->space) ? "it lives in another memory space"
+                    : (want_layout >= 0 && want_layout != KP_LAYOUT_STRIDE && w->rank > 1 && want_layout != w->layout)
+                        ? "its strides are not those of the layout asked for"
+                        : NULL;
+  /* An Unmanaged View keeps the array's own strides (LayoutStride when they
+   * fit neither order) rather than copy to the layout asked for. */
+  if (!why || (unmanaged_asked && !copy && want_dt == w->dtype && (space < 0 || space == w->space)))
+    return (PyObject *)w;
+  if (unmanaged_asked) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s: an Unmanaged View never copies, but this %.100s would need a copy (%s); drop "
+                 "trait=kokkos.Unmanaged (and use kokkos.array) to get a copy, or pass an array that fits",
+                 where, type_name(obj), why);
+    Py_DECREF(w);
+    return NULL;
+  }
+  kp_view_spec spec = {0};
+  spec.rank = w->rank;
+  memcpy(spec.shape, w->shape, sizeof(Py_ssize_t) * (size_t)w->rank);
+  spec.dtype = want_dt;
+  spec.space = space >= 0 ? space : w->space;
+  spec.layout = (want_layout == KP_LAYOUT_RIGHT || want_layout == KP_LAYOUT_LEFT) ? want_layout
+                : w->layout == KP_LAYOUT_LEFT                                     ? KP_LAYOUT_LEFT
+                                                                                  : KP_LAYOUT_RIGHT;
+  spec.traits = traits & ~(unsigned)KP_TRAIT_UNMANAGED;
+  spec.dynamic = dynamic;
+  spec.zero = 0;
+  PyObject *out = NULL;
+  if (!label && !(label = default_label(st, dynamic, spec.dtype, spec.rank, spec.layout, spec.space))) goto done;
+  out = (PyObject *)kp_view_allocate(st, &spec, label);
+  if (out && kp_deep_copy(st, (kp_view *)out, want_dt == w->dtype ? (PyObject *)w : obj, where) < 0) Py_CLEAR(out);
+done:
+  Py_DECREF(w);
+  return out;
+}
+
+/* ---- kokkos.array -------------------------------------------------------------------- */
+
+static const kp_signature sig_array = {"kokkos.array()",
+                                       11,
+                                       11,
+                                       1,
+                                       {KP_KW_FIRST, KP_KW_SHAPE, KP_KW_LABEL, KP_KW_ARRAY, KP_KW_DTYPE, KP_KW_SPACE,
+                                        KP_KW_LAYOUT, KP_KW_TRAIT, KP_KW_DYNAMIC, KP_KW_ORDER, KP_KW_COPY}};
+
+static const kp_signature sig_unmanaged_array = {
+    "kokkos.unmanaged_array()",
+    11,
+    11,
+    1,
+    {KP_KW_FIRST, KP_KW_SHAPE, KP_KW_LABEL, KP_KW_ARRAY, KP_KW_DTYPE, KP_KW_SPACE, KP_KW_LAYOUT, KP_KW_TRAIT,
+     KP_KW_DYNAMIC, KP_KW_ORDER, KP_KW_COPY}};
+
+static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force_unmanaged, PyObject *const *args,
+                            Py_ssize_t nargs, PyObject *kwnames) {
+  kp_state *st = (kp_state *)PyModule_GetState(module);
+  const char *where = sig->name;
+  PyObject *a[11];
+  if (kp_args_parse(st, sig, args, nargs, kwnames, a) < 0) return NULL;
+  PyObject *first = a[0], *shape = unset_if_none(a[1]), *label = unset_if_none(a[2]), *arr = unset_if_none(a[3]);
+  PyObject *dtype_o = unset_if_none(a[4]), *space_o = unset_if_none(a[5]), *layout_o = unset_if_none(a[6]);
+  PyObject *order = unset_if_none(a[9]);
+  PyObject *shape_seq = NULL, *res = NULL;
+
+  if (PyUnicode_Check(first) && !label) {
+    label = first;
+  } else if ((PyList_Check(first) || PyTuple_Check(first)) && !shape) {
+    shape = first;
+  } else if (!arr && !PyUnicode_Check(first) && !PyList_Check(first) && !PyTuple_Check(first)) {
+    arr = first;
+  }
+  if (check_label(label, where) < 0 || (label && kp_check_label_text(label, where) < 0)) return NULL;
+  int dynamic = kp_args_bool(a[8], where, "dynamic", 0);
+  int copy = kp_args_bool(a[10], where, "copy", 0);
+  if (dynamic < 0 || copy < 0) return NULL;
+  if (order) {
+    const char *o = PyUnicode_Check(order) ? PyUnicode_AsUTF8(order) : NULL;
+    if (!o) PyErr_Clear();
+    int c = o && (strcmp(o, "C") == 0 || strcmp(o, "c") == 0);
+    int f = o && (strcmp(o, "F") == 0 || strcmp(o, "f") == 0);
+    if (!c && !f) {
+      PyErr_Format(PyExc_ValueError, "%s: order must be 'C' or 'F', got %R", where, order);
+      return NULL;
+    }
+    if (!layout_o) layout_o = st->layout_members ? PyTuple_GET_ITEM(st->layout_members, c ? 0 : 1) : NULL;
+  }
+  int space = -1, traits = 0;
+  if (space_o && (space = kp_arg_space(st, space_o, where)) < 0) return NULL;
+  if (a[7] && (traits = kp_arg_trait(st, a[7], where)) < 0) return NULL;
+  int unmanaged_asked = force_unmanaged || (traits & KP_TRAIT_UNMANAGED);
+
+  if (arr)
+    return from_array(st, arr, label, dtype_o, space, layout_o, (unsigned)traits, unmanaged_asked, dynamic, copy,
+                      where);
+  if (!shape) {
+    PyErr_Format(PyExc_TypeError, "%s: give a shape (list or tuple), a label and shape=, or an array", where);
+    return NULL;
+  }
+  if (unmanaged_asked) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s: an Unmanaged View wraps existing memory; pass the array "
+                 "(kokkos.array(ndarray, trait=kokkos.Unmanaged))",
+                 where);
+    return NULL;
+  }
+  kp_view_spec spec = {0};
+  spec.dynamic = dynamic;
+  spec.zero = 1;
+  spec.traits = (unsigned)traits;
+  spec.dtype = KP_DTYPE_FLOAT64;
+  spec.space = space >= 0 ? space : KP_SPACE_HOST;
+  spec.layout = KP_LAYOUT_RIGHT;
+  if (dtype_o && (spec.dtype = kp_arg_dtype(st, dtype_o, where)) < 0) return NULL;
+  if (layout_o && (spec.layout = kp_arg_layout(st, layout_o, where)) < 0) return NULL;
+  if (PyList_Check(shape) || PyTuple_Check(shape)) {
+    shape_seq = PySequence_Tuple(shape);
+    if (!shape_seq || check_shape_list(shape_seq, shape, where) < 0) goto done;
+    shape = shape_seq;
+  }
+  if (kp_parse_shape(shape, &spec, dynamic ? KP_MAX_RANK - 1 : KP_MAX_RANK, where) < 0) goto done;
+  if (!label && !(label = default_label(st, dynamic, spec.dtype, spec.rank, spec.layout, spec.space))) goto done;
+  res = (PyObject *)kp_view_allocate(st, &spec, label);
+done:
+  Py_XDECREF(shape_seq);
+  return res;
+}
+
+const char kp_doc_array[] =
+    "array($module, shape_label_or_array, shape=None, label=None, array=None, dtype=None, space=None, "
+    "layout=None, trait=None, dynamic=False, order=None, copy=False)\n--\n\n"
+    "Create a View, as pykokkos-base's kokkos.array.\n\n"
+    "The first argument is a label (str), a shape (list or tuple) or an array (anything with the buffer "
+    "protocol, __array_interface__, DLPack or __cuda_array_interface__, or a View). Arrays are wrapped without "
+    "copying (an Unmanaged View that keeps the array alive, in the array's memory space) unless copy=True or a "
+    "different dtype, layout or space is asked for; then the data is copied into a new Kokkos allocation "
+    "(never for trait=kokkos.Unmanaged: that raises ValueError). Views from a shape are zero-filled, dtype "
+    "float64, in HostSpace, LayoutRight (order='F': LayoutLeft), labelled as in pykokkos-base "
+    "('KokkosView<double*, LayoutRight, HostSpace>') unless label is given; dynamic=True makes a DynRankView.";
+
+const char kp_doc_unmanaged_array[] =
+    "unmanaged_array($module, shape_label_or_array, shape=None, label=None, array=None, dtype=None, space=None, "
+    "layout=None, trait=None, dynamic=False, order=None, copy=False)\n--\n\n"
+    "An Unmanaged View of an array's memory, as pykokkos-base's kokkos.unmanaged_array: kokkos.array with "
+    "trait=kokkos.Unmanaged. It never copies: an array that does not fit the dtype, layout or space asked for "
+    "raises ValueError. The View keeps the array alive; writes through it reach the array.";
+
+PyObject *kp_py_array(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return array_impl(module, &sig_array, 0, args, nargs, kwnames);
+}
+
+PyObject *kp_py_unmanaged_array(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return array_impl(module, &sig_unmanaged_array, 1, args, nargs, kwnames);
+}
+
+/* ---- kokkos.asarray -------------------------------------------------------------------- */
+
+static const kp_signature sig_asarray = {
+    "kokkos.asarray()", 6, 1, 1, {KP_KW_OBJ, KP_KW_DTYPE, KP_KW_SPACE, KP_KW_LAYOUT, KP_KW_COPY, KP_KW_LABEL}};
+
+const char kp_doc_asarray[] =
+    "asarray($module, obj, /, *, dtype=None, space=None, layout=None, copy=None, label=None)\n--\n\n"
+    "A View of obj, sharing its memory when it can.\n\n"
+    "obj may be a View, anything with __dlpack__ (NumPy, PyTorch, CuPy, JAX), __cuda_array_interface__ (CuPy, "
+    "Numba), __array_interface__ or the buffer protocol, a DLPack capsule, or a Python scalar or nested sequence "
+    "(converted through NumPy).\n\n"
+    "Without a copy, the View is an Unmanaged View of the producer's memory that keeps the producer alive; it is "
+    "read-only when the producer is. Its memory space follows the producer's device (CPU -> HostSpace, CUDA -> "
+    "CudaSpace, CUDAManaged -> CudaUVMSpace, CUDAHost -> CudaHostPinnedSpace, ...); strided producers give "
+    "LayoutStride Views.\n\n"
+    "A copy into a new Kokkos allocation (labelled label) is made when space differs from the producer's, dtype "
+    "differs, layout (LayoutRight or LayoutLeft) does not describe the producer's strides, or copy=True. "
+    "copy=False raises ValueError instead of copying. layout=kokkos.LayoutStride accepts any strides. A View "
+    "passed in with nothing to change is returned as is.";
+
+static int not_an_array(PyObject *obj) {
+  return PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj) || PyList_Check(obj) || PyTuple_Check(obj);
+}
+
+/* Appends "; text" (or text) to *reasons; -1 with an exception. */
+static int add_reason(PyObject **reasons, PyObject *text) {
+  if (!text) return -1;
+  PyObject *joined = *reasons ? PyUnicode_FromFormat("%U; %U", *reasons, text) : Py_NewRef(text);
+  Py_DECREF(text);
+  if (!joined) return -1;
+  Py_XSETREF(*reasons, joined);
+  return 0;
+}
+
+PyObject *kp_py_asarray(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  kp_state *st = (kp_state *)PyModule_GetState(module);
+  const char *where = sig_asarray.name;
+  PyObject *a[6];
+  if (kp_args_parse(st, &sig_asarray, args, nargs, kwnames, a) < 0) return NULL;
+  PyObject *obj = a[0], *label = unset_if_none(a[5]);
+  PyObject *dtype_o = unset_if_none(a[1]), *space_o = unset_if_none(a[2]), *layout_o = unset_if_none(a[3]);
+  PyObject *copy_o = unset_if_none(a[4]);
+  if (check_label(label, where) < 0) return NULL;
+  if (!dtype_o && !space_o && !layout_o && !copy_o && !not_an_array(obj)) {
+    /* zero-copy, nothing to check; host buffers (NumPy arrays) directly,
+     * which costs less than a DLPack capsule */
+    if (PyObject_CheckBuffer(obj) && !PyObject_TypeCheck(obj, st->view_type)) {
+      kp_view *v = kp_view_from_buffer_object(st, obj, 0, label, 0);
+      if (v || !(PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_TypeError) ||
+                 PyErr_ExceptionMatches(PyExc_ValueError)))
+        return (PyObject *)v;
+      PyErr_Clear();
+    }
+    return (PyObject *)kp_view_from_exchange(st, obj, label);
+  }
+  if (copy_o && !PyBool_Check(copy_o)) {
+    PyErr_Format(PyExc_TypeError, "%s: copy must be True, False or None, got %.100s", where, type_name(copy_o));
+    return NULL;
+  }
+  int copy = copy_o == NULL ? -1 : copy_o == Py_True;
+  int want_space = -1, want_dtype = -1, want_layout = -1;
+  if (space_o && (want_space = kp_arg_space(st, space_o, where)) < 0) return NULL;
+  if (dtype_o && (want_dtype = kp_arg_dtype(st, dtype_o, where)) < 0) return NULL;
+  if (layout_o && (want_layout = kp_arg_layout(st, layout_o, where)) < 0) return NULL;
+
+  PyObject *converted = NULL, *reasons = NULL, *res = NULL;
+  kp_view *src = NULL;
+  if (not_an_array(obj)) {
+    if (copy == 0) {
+      PyErr_Format(PyExc_ValueError, "%s: a %.100s is not an array; making a View of it needs a copy, but copy=False",
+                   where, type_name(obj));
+      return NULL;
+    }
+    PyObject *np = PyImport_ImportModule("numpy");
+    if (!np) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "%s: converting a %.100s needs NumPy; install numpy or pass an array", where,
+                   type_name(obj));
+      return NULL;
+    }
+    converted = want_dtype < 0 ? PyObject_CallMethod(np, "asarray", "O", obj)
+                               : PyObject_CallMethod(np, "asarray", "Os", obj, kp_dtypes[want_dtype].name);
+    Py_DECREF(np);
+    if (!converted) return NULL;
+  }
+  src = kp_view_from_exchange(st, converted ? converted : obj, label);
+  if (!src) goto done;
+  if (want_space >= 0 && want_space != src->space &&
+      add_reason(&reasons, PyUnicode_FromFormat("it lives in %s, not %s", kp_spaces[src->space].name,
+                                                kp_spaces[want_space].name)) < 0)
+    goto done;
+  if (want_dtype >= 0 && want_dtype != src->dtype &&
+      add_reason(&reasons, PyUnicode_FromFormat("its dtype is %s, not %s", kp_dtypes[src->dtype].name,
+                                                kp_dtypes[want_dtype].name)) < 0)
+    goto done;
+  if (want_layout == KP_LAYOUT_RIGHT && !kp_view_is_c_contiguous(src) &&
+      add_reason(&reasons, PyUnicode_FromString("its strides are not LayoutRight's")) < 0)
+    goto done;
+  if (want_layout == KP_LAYOUT_LEFT && !kp_view_is_f_contiguous(src) &&
+      add_reason(&reasons, PyUnicode_FromString("its strides are not LayoutLeft's")) < 0)
+    goto done;
+  if (copy == 1 && add_reason(&reasons, PyUnicode_FromString("copy=True")) < 0) goto done;
+  if (!reasons) {
+    res = Py_NewRef((PyObject *)src);
+    goto done;
+  }
+  if (copy == 0) {
+    PyErr_Format(PyExc_ValueError, "%s: a View of this %.100s needs a copy (%U), but copy=False", where, type_name(obj),
+                 reasons);
+    goto done;
+  }
+  {
+    kp_view_spec spec = {0};
+    spec.rank = src->rank;
+    memcpy(spec.shape, src->shape, sizeof(Py_ssize_t) * (size_t)src->rank);
+    spec.dtype = want_dtype >= 0 ? want_dtype : src->dtype;
+    spec.space = want_space >= 0 ? want_space : src->space;
+    if (want_layout == KP_LAYOUT_RIGHT || want_layout == KP_LAYOUT_LEFT)
+      spec.layout = want_layout;
+    else
+      spec.layout = (kp_view_is_f_contiguous(src) && !kp_view_is_c_contiguous(src)) ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT;
+    spec.zero = 0;
+    PyObject *out_label = label;
+    PyObject *fallback = NULL;
+    if (!out_label) {
+      if (PyUnicode_GET_LENGTH(src->label) > 0) {
+        out_label = src->label;
+      } else {
+        fallback = PyUnicode_FromString("kokkos.asarray");
+        if (!fallback) goto done;
+        out_label = fallback;
+      }
+    }
+    kp_view *out = kp_view_allocate(st, &spec, out_label);
+    Py_XDECREF(fallback);
+    if (!out) goto done;
+    if (kp_deep_copy(st, out, (PyObject *)src, where) < 0) {
+      Py_DECREF(out);
+      goto done;
+    }
+    res = (PyObject *)out;
+  }
+done:
+  Py_XDECREF(converted);
+  Py_XDECREF(reasons);
+  Py_XDECREF(src);
+  return res;
+}
+
+/* ---- mirrors ------------------------------------------------------------------------------ */
+
+static const kp_signature sig_create_mirror = {"kokkos.create_mirror()", 3, 3, 1, {KP_KW_SRC, KP_KW_COPY, KP_KW_SPACE}};
+static const kp_signature sig_create_mirror_view = {
+    "kokkos.create_mirror_view()", 3, 3, 1, {KP_KW_SRC, KP_KW_COPY, KP_KW_SPACE}};
+static const kp_signature sig_create_mirror_view_and_copy = {
+    "kokkos.create_mirror_view_and_copy()", 2, 2, 2, {KP_KW_SPACE, KP_KW_SRC}};
+
+const char kp_doc_create_mirror[] =
+    "create_mirror($module, src, copy=False, space=None)\n--\n\n"
+    "Kokkos::create_mirror: a new View in host memory (or space) with src's shape and layout; copy=True copies "
+    "src's data into it.";
+const char kp_doc_create_mirror_view[] =
+    "create_mirror_view($module, src, copy=False, space=None)\n--\n\n"
+    "Kokkos::create_mirror_view: src itself when the host (or space) can access its memory -- then nothing is "
+    "copied and copy changes nothing, even copy=True -- else a new mirror in host memory (or space) with src's "
+    "shape and layout, into which copy=True copies src's data.";
+const char kp_doc_create_mirror_view_and_copy[] =
+    "create_mirror_view_and_copy($module, space, src)\n--\n\n"
+    "Kokkos::create_mirror_view_and_copy(space, src): src itself when space can access its memory, else a new "
+    "View in space holding a copy of src.";
+
+static PyObject *mirror_impl(PyObject *module, const kp_signature *sig, PyObject *src_o, PyObject *copy_o,
+                             PyObject *space_o, int copy_default, int view_if_possible) {
+  kp_state *st = (kp_state *)PyModule_GetState(module);
+  const char *where = sig->name;
+  if (!PyObject_TypeCheck(src_o, st->view_type)) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: src must be a kokkos View, got %.100s (wrap an array first: kokkos.asarray(obj))", where,
+                 type_name(src_o));
+    return NULL;
+  }
+  int copy = kp_args_bool(copy_o, where, "copy", copy_default);
+  if (copy < 0) return NULL;
+  int space = KP_SPACE_HOST;
+  space_o = unset_if_none(space_o);
+  if (space_o && ((space = kp_arg_space(st, space_o, where)) < 0 || kp_space_check_available(space, where) < 0))
+    return NULL;
+  return kp_mirror((kp_view *)src_o, space, copy, view_if_possible, where);
+}
+
+PyObject *kp_py_create_mirror(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  PyObject *a[3];
+  if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig_create_mirror, args, nargs, kwnames, a) < 0)
+    return NULL;
+  return mirror_impl(module, &sig_create_mirror, a[0], a[1], a[2], 0, 0);
+}
+
+PyObject *kp_py_create_mirror_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  PyObject *a[3];
+  if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig_create_mirror_view, args, nargs, kwnames, a) < 0)
+    return NULL;
+  return mirror_impl(module, &sig_create_mirror_view, a[0], a[1], a[2], 0, 1);
+}
+
+PyObject *kp_py_create_mirror_view_and_copy(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                            PyObject *kwnames) {
+  PyObject *a[2];
+  if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig_create_mirror_view_and_copy, args, nargs, kwnames, a) <
+      0)
+    return NULL;
+  return mirror_impl(module, &sig_create_mirror_view_and_copy, a[1], Py_True, a[0], 1, 1);
+}
