@@ -20,8 +20,14 @@ from ._core import DynRankView as DynRankView
 from ._core import HostAccessError as HostAccessError
 from ._core import View as View
 from ._core import _DTypeLike, _LayoutLike, _MemorySpaceLike, _TraitLike
+from ._core import array as array
+from ._core import asarray as asarray
+from ._core import create_mirror as create_mirror
+from ._core import create_mirror_view as create_mirror_view
+from ._core import create_mirror_view_and_copy as create_mirror_view_and_copy
 from ._core import deep_copy as deep_copy
 from ._core import fence as fence
+from ._core import unmanaged_array as unmanaged_array
 from ._core import from_dlpack as from_dlpack
 from ._core import device_id as device_id
 from ._core import is_finalized as is_finalized
@@ -224,34 +230,7 @@ def enabled_memory_spaces() -> list[str]: ...
 
 max_concrete_rank: _int
 
-def array(
-    shape_label_or_array: str | Sequence[SupportsIndex] | object,
-    shape: Sequence[SupportsIndex] | None = ...,
-    label: str | None = ...,
-    array: object = ...,
-    dtype: _DTypeLike = ...,
-    space: _MemorySpaceLike = ...,
-    layout: _LayoutLike = ...,
-    trait: _TraitLike = ...,
-    dynamic: _bool = ...,
-    order: Literal["C", "F"] | None = ...,
-    copy: _bool = ...,
-) -> View: ...
-
-unmanaged_array = array  # the same function, kept for compatibility
-
-def asarray(
-    obj: object,
-    *,
-    dtype: _DTypeLike | None = ...,
-    space: _MemorySpaceLike | None = ...,
-    layout: _LayoutLike | None = ...,
-    copy: _bool | None = ...,
-    label: str | None = ...,
-) -> View: ...
-def create_mirror(src: View, copy: _bool = ..., space: _MemorySpaceLike | None = ...) -> View: ...
-def create_mirror_view(src: View, copy: _bool = ..., space: _MemorySpaceLike | None = ...) -> View: ...
-def create_mirror_view_and_copy(space: _MemorySpaceLike, src: View) -> View: ...
+# array, unmanaged_array, asarray and the mirror functions: kokkos._core (_core.pyi).
 
 # ---- names and availability ----
 

@@ -6,7 +6,7 @@ from builtins import float as _float
 from builtins import int as _int
 from collections.abc import Sequence
 from types import EllipsisType, ModuleType
-from typing import Any, SupportsIndex, TypeAlias, final, overload
+from typing import Any, Literal, SupportsIndex, TypeAlias, final, overload
 
 from typing_extensions import Self, disjoint_base
 
@@ -169,3 +169,45 @@ def from_dlpack(
 ) -> View: ...
 
 _tools: ModuleType
+
+# ---- kokkos.array and friends (array.c) ----
+
+def array(
+    shape_label_or_array: str | Sequence[SupportsIndex] | object,
+    shape: Sequence[SupportsIndex] | None = ...,
+    label: str | None = ...,
+    array: object = ...,
+    dtype: _DTypeLike | None = ...,
+    space: _MemorySpaceLike | None = ...,
+    layout: _LayoutLike | None = ...,
+    trait: _TraitLike | None = ...,
+    dynamic: _bool = ...,
+    order: Literal["C", "F"] | None = ...,
+    copy: _bool = ...,
+) -> View: ...
+def unmanaged_array(
+    shape_label_or_array: str | Sequence[SupportsIndex] | object,
+    shape: Sequence[SupportsIndex] | None = ...,
+    label: str | None = ...,
+    array: object = ...,
+    dtype: _DTypeLike | None = ...,
+    space: _MemorySpaceLike | None = ...,
+    layout: _LayoutLike | None = ...,
+    trait: _TraitLike | None = ...,
+    dynamic: _bool = ...,
+    order: Literal["C", "F"] | None = ...,
+    copy: _bool = ...,
+) -> View: ...
+def asarray(
+    obj: object,
+    /,
+    *,
+    dtype: _DTypeLike | None = ...,
+    space: _MemorySpaceLike | None = ...,
+    layout: _LayoutLike | None = ...,
+    copy: _bool | None = ...,
+    label: str | None = ...,
+) -> View: ...
+def create_mirror(src: View, copy: _bool = ..., space: _MemorySpaceLike | None = ...) -> View: ...
+def create_mirror_view(src: View, copy: _bool = ..., space: _MemorySpaceLike | None = ...) -> View: ...
+def create_mirror_view_and_copy(space: _MemorySpaceLike, src: View) -> View: ...
