@@ -10,7 +10,7 @@ from builtins import bool as _bool
 from builtins import int as _int
 from collections.abc import Sequence
 from enum import IntEnum, IntFlag
-from typing import Any, Literal, SupportsIndex, TextIO, overload
+from typing import Any, TextIO, overload
 
 from . import _core as libpykokkos
 from . import mpi as mpi
@@ -19,20 +19,19 @@ from . import tools as tools
 from ._core import DynRankView as DynRankView
 from ._core import HostAccessError as HostAccessError
 from ._core import View as View
-from ._core import _DTypeLike, _LayoutLike, _MemorySpaceLike, _TraitLike
 from ._core import array as array
 from ._core import asarray as asarray
 from ._core import create_mirror as create_mirror
 from ._core import create_mirror_view as create_mirror_view
 from ._core import create_mirror_view_and_copy as create_mirror_view_and_copy
 from ._core import deep_copy as deep_copy
-from ._core import fence as fence
-from ._core import unmanaged_array as unmanaged_array
-from ._core import from_dlpack as from_dlpack
 from ._core import device_id as device_id
+from ._core import fence as fence
+from ._core import from_dlpack as from_dlpack
 from ._core import is_finalized as is_finalized
 from ._core import is_initialized as is_initialized
 from ._core import kokkos_version as kokkos_version
+from ._core import unmanaged_array as unmanaged_array
 from ._types import Shape as Shape
 
 __version__: str
