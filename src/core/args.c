@@ -34,6 +34,11 @@ const char *const kp_kw_names[KP_KW_COUNT] = {
     [KP_KW_OBJ] = "obj",
     [KP_KW_FIRST] = "shape_label_or_array",
     [KP_KW_DST] = "dst",
+    [KP_KW_STREAM] = "stream",
+    [KP_KW_MAX_VERSION] = "max_version",
+    [KP_KW_DL_DEVICE] = "dl_device",
+    [KP_KW_X] = "x",
+    [KP_KW_DEVICE] = "device",
 };
 
 int kp_args_init(kp_state *st) {
@@ -46,16 +51,6 @@ int kp_args_init(kp_state *st) {
 
 void kp_args_clear(kp_state *st) {
   for (int i = 0; i < KP_KW_COUNT; ++i) Py_CLEAR(st->kw[i]);
-}
-
-int kp_intern_names(const char *const *names, int count, PyObject **out) {
-  if (out[count - 1]) return 0;
-  for (int i = 0; i < count; ++i) {
-    if (out[i]) continue;
-    out[i] = PyUnicode_InternFromString(names[i]);
-    if (!out[i]) return -1;
-  }
-  return 0;
 }
 
 /* The one parser: parameters names[0..count) (interned str), the first
@@ -95,16 +90,11 @@ static int parse(const char *where, PyObject *const *args, Py_ssize_t nargs, PyO
   return 0;
 }
 
-int kp_parse_keywords(const char *where, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                      PyObject *const *names, int count, int max_positional, PyObject **out) {
-  return parse(where, args, nargs, kwnames, names, count, max_positional, max_positional, out);
-}
-
 int kp_args_parse(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                   PyObject **out) {
   PyObject *names[KP_ARGS_MAX];
   for (int i = 0; i < sig->count; ++i) names[i] = st->kw[sig->kw[i]];
-  if (parse(sig->name, args, nargs, kwnames, names, sig->count, sig->positional, 0, out) < 0) return -1;
+  if (parse(sig->name, args, nargs, kwnames, names, sig->count, sig->positional, sig->posonly, out) < 0) return -1;
   for (int i = 0; i < sig->required; ++i) {
     if (!out[i]) {
       PyErr_Format(PyExc_TypeError, "%s: missing required argument '%s'", sig->name, kp_kw_names[sig->kw[i]]);

@@ -328,7 +328,7 @@ PyObject *kp_py_unmanaged_array(PyObject *module, PyObject *const *args, Py_ssiz
 /* ---- kokkos.asarray -------------------------------------------------------------------- */
 
 static const kp_signature sig_asarray = {
-    "kokkos.asarray()", 6, 1, 1, {KP_KW_OBJ, KP_KW_DTYPE, KP_KW_SPACE, KP_KW_LAYOUT, KP_KW_COPY, KP_KW_LABEL}};
+    "kokkos.asarray()", 6, 1, 1, {KP_KW_OBJ, KP_KW_DTYPE, KP_KW_SPACE, KP_KW_LAYOUT, KP_KW_COPY, KP_KW_LABEL}, 1};
 
 const char kp_doc_asarray[] =
     "asarray($module, obj, /, *, dtype=None, space=None, layout=None, copy=None, label=None)\n--\n\n"

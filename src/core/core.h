@@ -121,6 +121,11 @@ enum {
   KP_KW_OBJ,
   KP_KW_FIRST, /* shape_label_or_array */
   KP_KW_DST,
+  KP_KW_STREAM,
+  KP_KW_MAX_VERSION,
+  KP_KW_DL_DEVICE,
+  KP_KW_X,
+  KP_KW_DEVICE,
   KP_KW_COUNT
 };
 extern const char *const kp_kw_names[KP_KW_COUNT];
@@ -133,14 +138,33 @@ enum { KP_FAMILY_DTYPE, KP_FAMILY_SPACE, KP_FAMILY_LAYOUT, KP_FAMILY_TRAIT, KP_F
 
 /* A function's signature for kp_args_parse: its name as messages show it
  * ("kokkos.array()"), the keyword ids of its parameters in order, how many
- * may be given positionally and how many are required. */
+ * may be given positionally, how many are required, and how many leading
+ * parameters are positional-only (before a '/'; 0 when none is). */
 typedef struct kp_signature {
   const char *name;
   int count;
   int positional;
   int required;
   int kw[KP_ARGS_MAX];
+  int posonly;
 } kp_signature;
+
+/* Names and constants of the exchange protocols, made once per module
+ * (dlpack.c, kp_dlpack_add): attribute names, the version and device tuples
+ * passed to producers' __dlpack__, and the keyword-name tuples of those calls. */
+enum {
+  KP_DL_STR_DLPACK,            /* "__dlpack__" */
+  KP_DL_STR_DLPACK_DEVICE,     /* "__dlpack_device__" */
+  KP_DL_STR_EXCHANGE_API,      /* "__dlpack_c_exchange_api__" */
+  KP_DL_STR_CAI,               /* "__cuda_array_interface__" */
+  KP_DL_MAX_VERSION,           /* (1, 3): the DLPack version this project reads */
+  KP_DL_CPU_DEVICE,            /* (1, 0): DLPack's CPU device */
+  KP_DL_KW_MAX_VERSION,        /* ("max_version",) */
+  KP_DL_KW_STREAM_MAX_VERSION, /* ("stream", "max_version") */
+  KP_DL_KW_STREAM,             /* ("stream",) */
+  KP_DL_KW_HOST_COPY,          /* ("max_version", "dl_device", "copy") */
+  KP_DL_CONST_COUNT
+};
 
 /* ---- module state ------------------------------------------------------------ */
 
@@ -162,6 +186,7 @@ typedef struct kp_state {
    * (pickling.c); NULL until then. */
   PyObject *reducer;
   PyObject *kw[KP_KW_COUNT];             /* interned keyword names (args.c) */
+  PyObject *dl[KP_DL_CONST_COUNT];       /* the exchange protocols' names and constants (dlpack.c) */
   PyObject *enum_types[KP_FAMILY_COUNT]; /* the enumeration classes, once registered */
   PyObject **label_cache;                /* default labels of kokkos.array, by kind/dtype/rank/layout/space */
 } kp_state;
@@ -175,15 +200,6 @@ void kp_args_clear(kp_state *st);
  * arguments. */
 int kp_args_parse(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                   PyObject **out);
-/* Interns names[0..count) into out (once; kept for the process). */
-int kp_intern_names(const char *const *names, int count, PyObject **out);
-/* The same parser for functions whose keyword names are kept by the caller
- * (interned str, names[i]): at most max_positional leading positional
- * arguments fill the first entries, which are positional-only; out[i] gets
- * the borrowed value of names[i] or NULL. -1 with TypeError naming where on
- * unknown, repeated or extra arguments. */
-int kp_parse_keywords(const char *where, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                      PyObject *const *names, int count, int max_positional, PyObject **out);
 /* obj's truth (dflt if obj is NULL); -1 with TypeError naming where and name. */
 int kp_args_bool(PyObject *obj, const char *where, const char *name, int dflt);
 /* dtype / space / layout / trait arguments: enum members of their own

@@ -175,21 +175,6 @@ kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *
   return dst;
 }
 
-/* ---- interned names ------------------------------------------------------------------- */
-
-/* Immutable str and tuple constants, created once at module exec and shared
- * by every interpreter's module (they hold nothing module-specific). */
-static PyObject *kp_str_dlpack;            /* "__dlpack__" */
-static PyObject *kp_str_dlpack_device;     /* "__dlpack_device__" */
-static PyObject *kp_str_exchange_api;      /* "__dlpack_c_exchange_api__" */
-static PyObject *kp_str_cai;               /* "__cuda_array_interface__" */
-static PyObject *kp_max_version;           /* (1, 3) */
-static PyObject *kp_cpu_device;            /* (1, 0) */
-static PyObject *kp_kw_max_version;        /* ("max_version",) */
-static PyObject *kp_kw_stream_max_version; /* ("stream", "max_version") */
-static PyObject *kp_kw_stream;             /* ("stream",) */
-static PyObject *kp_kw_host_copy;          /* ("max_version", "dl_device", "copy") */
-
 /* ---- export ---------------------------------------------------------------------------- */
 
 typedef struct kp_dl_export {
@@ -283,13 +268,12 @@ static void dlpack_capsule_destructor(PyObject *capsule) {
 
 /* View.__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) */
 PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const char *const names[] = {"stream", "max_version", "dl_device", "copy"};
-  static PyObject *knames[4];
-  const char *where = "View.__dlpack__()";
+  static const kp_signature sig = {
+      "View.__dlpack__()", 4, 0, 0, {KP_KW_STREAM, KP_KW_MAX_VERSION, KP_KW_DL_DEVICE, KP_KW_COPY}};
+  const char *where = sig.name;
   kp_view *v = (kp_view *)self;
   PyObject *a[4];
-  if (kp_intern_names(names, 4, knames) < 0 || kp_parse_keywords(where, args, nargs, kwnames, knames, 4, 0, a) < 0)
-    return NULL;
+  if (kp_args_parse(kp_state_from_type(Py_TYPE(self)), &sig, args, nargs, kwnames, a) < 0) return NULL;
   PyObject *stream_obj = a[0], *max_version = a[1], *dl_device = a[2];
 
   int copy;
@@ -643,8 +627,8 @@ static kp_view *view_from_capsule(kp_state *st, PyObject *cap, PyObject *label, 
 
 /* The producer's C exchange table of a major version this project reads,
  * from obj's type (static for the process, per DLPack), or NULL. */
-static const kp_dl_exchange_api *exchange_api_of(PyTypeObject *type) {
-  PyObject *attr = kp_type_lookup(type, kp_str_exchange_api);
+static const kp_dl_exchange_api *exchange_api_of(kp_state *st, PyTypeObject *type) {
+  PyObject *attr = kp_type_lookup(type, st->dl[KP_DL_STR_EXCHANGE_API]);
   if (!attr || !PyCapsule_IsValid(attr, KP_DL_CAPSULE_EXCHANGE_API)) return NULL;
   const kp_dl_exchange_api_header *h =
       (const kp_dl_exchange_api_header *)PyCapsule_GetPointer(attr, KP_DL_CAPSULE_EXCHANGE_API);
@@ -698,7 +682,7 @@ static kp_view *view_from_dlpack_call(kp_state *st, PyObject *obj, PyObject *lab
   int32_t dev_type = KP_DL_CPU;
   int space = KP_SPACE_HOST;
 
-  dev = PyObject_CallMethodNoArgs(obj, kp_str_dlpack_device);
+  dev = PyObject_CallMethodNoArgs(obj, st->dl[KP_DL_STR_DLPACK_DEVICE]);
   if (!dev) {
     if (!PyErr_ExceptionMatches(PyExc_AttributeError)) goto done;
     PyErr_Clear(); /* a producer without __dlpack_device__: assume the CPU */
@@ -709,12 +693,12 @@ static kp_view *view_from_dlpack_call(kp_state *st, PyObject *obj, PyObject *lab
     space = kp_space_from_dlpack_device(dev_type);
   }
 
-  PyObject *kwnames = kp_kw_max_version;
-  callargs[1] = kp_max_version;
+  PyObject *kwnames = st->dl[KP_DL_KW_MAX_VERSION];
+  callargs[1] = st->dl[KP_DL_MAX_VERSION];
   if (host_copy && dev_type != KP_DL_CPU && (space < 0 || !kp_bridge_space_available(space))) {
     /* the producer copies to the host: max_version, dl_device, copy */
-    kwnames = kp_kw_host_copy;
-    callargs[2] = kp_cpu_device;
+    kwnames = st->dl[KP_DL_KW_HOST_COPY];
+    callargs[2] = st->dl[KP_DL_CPU_DEVICE];
     callargs[3] = Py_True;
     *copied = 1;
   } else if (dev_type != KP_DL_CPU && space >= 0 && kp_bridge_space_available(space) &&
@@ -726,19 +710,19 @@ static kp_view *view_from_dlpack_call(kp_state *st, PyObject *obj, PyObject *lab
     if (is_cuda_device(dev_type) && s == 0) s = 1;
     stream = PyLong_FromSize_t((size_t)s);
     if (!stream) goto done;
-    kwnames = kp_kw_stream_max_version;
+    kwnames = st->dl[KP_DL_KW_STREAM_MAX_VERSION];
     callargs[1] = stream;
-    callargs[2] = kp_max_version;
+    callargs[2] = st->dl[KP_DL_MAX_VERSION];
   }
-  cap = PyObject_VectorcallMethod(kp_str_dlpack, callargs, 1, kwnames);
+  cap = PyObject_VectorcallMethod(st->dl[KP_DL_STR_DLPACK], callargs, 1, kwnames);
   if (!cap && PyErr_ExceptionMatches(PyExc_TypeError) && !(*copied)) {
     /* A producer older than DLPack 1.0 takes no max_version. */
     PyErr_Clear();
     if (stream) {
       callargs[1] = stream;
-      cap = PyObject_VectorcallMethod(kp_str_dlpack, callargs, 1, kp_kw_stream);
+      cap = PyObject_VectorcallMethod(st->dl[KP_DL_STR_DLPACK], callargs, 1, st->dl[KP_DL_KW_STREAM]);
     } else {
-      cap = PyObject_VectorcallMethod(kp_str_dlpack, callargs, 1, NULL);
+      cap = PyObject_VectorcallMethod(st->dl[KP_DL_STR_DLPACK], callargs, 1, NULL);
     }
   }
   if (!cap) goto done;
@@ -760,10 +744,10 @@ static kp_view *view_from_dlpack_any(kp_state *st, PyObject *obj, PyObject *labe
   *copied = 0;
   if (PyCapsule_CheckExact(obj)) return view_from_capsule(st, obj, label, where);
   if (!host_copy) {
-    const kp_dl_exchange_api *api = exchange_api_of(Py_TYPE(obj));
+    const kp_dl_exchange_api *api = exchange_api_of(st, Py_TYPE(obj));
     if (api) return view_from_exchange_api(st, api, obj, label, where);
   }
-  if (!kp_type_lookup(Py_TYPE(obj), kp_str_dlpack)) {
+  if (!kp_type_lookup(Py_TYPE(obj), st->dl[KP_DL_STR_DLPACK])) {
     PyErr_Format(PyExc_TypeError,
                  "%s: %.100s does not support DLPack (it has no __dlpack__ method); pass a NumPy, "
                  "PyTorch, CuPy or JAX array, a kokkos.View, or a DLPack capsule",
@@ -792,12 +776,11 @@ static int parse_label(PyObject *obj, const char *where, PyObject **out) {
 
 /* from_dlpack(x, /, *, device=None, copy=None, label=None) */
 static PyObject *py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const char *const names[] = {"x", "device", "copy", "label"};
-  static PyObject *knames[4];
-  const char *where = "kokkos.from_dlpack()";
+  static const kp_signature sig = {
+      "kokkos.from_dlpack()", 4, 1, 0, {KP_KW_X, KP_KW_DEVICE, KP_KW_COPY, KP_KW_LABEL}, 1};
+  const char *where = sig.name;
   PyObject *a[4];
-  if (kp_intern_names(names, 4, knames) < 0 || kp_parse_keywords(where, args, nargs, kwnames, knames, 4, 1, a) < 0)
-    return NULL;
+  if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig, args, nargs, kwnames, a) < 0) return NULL;
   if (!a[0]) {
     PyErr_Format(PyExc_TypeError, "%s missing its argument x (a DLPack producer or capsule)", where);
     return NULL;
@@ -848,7 +831,7 @@ static PyObject *py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssiz
 kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label) {
   const char *where = "kokkos.asarray()";
   if (PyObject_TypeCheck(obj, st->view_type)) return (kp_view *)Py_NewRef(obj);
-  if (PyCapsule_CheckExact(obj) || kp_type_lookup(Py_TYPE(obj), kp_str_dlpack)) {
+  if (PyCapsule_CheckExact(obj) || kp_type_lookup(Py_TYPE(obj), st->dl[KP_DL_STR_DLPACK])) {
     kp_view *v = kp_view_from_dlpack(st, obj, label, where);
     /* A producer that cannot describe this array with DLPack (NumPy's
      * unaligned or byte-strided arrays) may still offer a buffer. */
@@ -865,7 +848,7 @@ kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label) {
     return NULL;
   }
   PyObject *cai = NULL;
-  if (kp_get_optional_attr(obj, kp_str_cai, &cai) < 0) return NULL;
+  if (kp_get_optional_attr(obj, st->dl[KP_DL_STR_CAI], &cai) < 0) return NULL;
   if (cai) {
     Py_DECREF(cai);
     return kp_view_from_cai(st, obj, label, where);
@@ -874,25 +857,20 @@ kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label) {
 }
 
 /* Parses (obj, label=None) for the zero-copy import entry points. */
-static int parse_obj_label(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *where,
-                           PyObject **obj, PyObject **label) {
-  static const char *const names[] = {"obj", "label"};
-  static PyObject *knames[2];
+static int parse_obj_label(kp_state *st, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **obj,
+                           PyObject **label) {
+  static const kp_signature sig = {"kokkos.asarray()", 2, 2, 1, {KP_KW_OBJ, KP_KW_LABEL}, 2};
   PyObject *a[2];
-  if (kp_intern_names(names, 2, knames) < 0 || kp_parse_keywords(where, args, nargs, kwnames, knames, 2, 2, a) < 0)
-    return -1;
-  if (!a[0]) {
-    PyErr_Format(PyExc_TypeError, "%s missing its argument obj", where);
-    return -1;
-  }
+  if (kp_args_parse(st, &sig, args, nargs, kwnames, a) < 0) return -1;
   *obj = a[0];
-  return parse_label(a[1], where, label);
+  return parse_label(a[1], sig.name, label);
 }
 
 /* _view_from_object(obj, label=None): kokkos.asarray's zero-copy step. */
 static PyObject *py_view_from_object(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   PyObject *obj, *label;
-  if (parse_obj_label(args, nargs, kwnames, "kokkos.asarray()", &obj, &label) < 0) return NULL;
+  kp_state *st = (kp_state *)PyModule_GetState(module);
+  if (parse_obj_label(st, args, nargs, kwnames, &obj, &label) < 0) return NULL;
   return (PyObject *)kp_view_from_exchange((kp_state *)PyModule_GetState(module), obj, label);
 }
 
@@ -901,7 +879,8 @@ static PyObject *py_view_from_object(PyObject *module, PyObject *const *args, Py
 static PyObject *py_from_cuda_array_interface(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                               PyObject *kwnames) {
   PyObject *obj, *label;
-  if (parse_obj_label(args, nargs, kwnames, "kokkos.asarray()", &obj, &label) < 0) return NULL;
+  kp_state *st = (kp_state *)PyModule_GetState(module);
+  if (parse_obj_label(st, args, nargs, kwnames, &obj, &label) < 0) return NULL;
   return (PyObject *)kp_view_from_cai((kp_state *)PyModule_GetState(module), obj, label, "kokkos.asarray()");
 }
 
@@ -1078,34 +1057,32 @@ static PyMethodDef kp_exchange_functions[] = {
      "__cuda_array_interface__, keeping obj alive."},
     {NULL, NULL, 0, NULL}};
 
-static int intern_names(void) {
-  if (kp_str_dlpack) return 0;
-  kp_str_dlpack = PyUnicode_InternFromString("__dlpack__");
-  kp_str_dlpack_device = PyUnicode_InternFromString("__dlpack_device__");
-  kp_str_exchange_api = PyUnicode_InternFromString(KP_DL_EXCHANGE_API_ATTR);
-  kp_str_cai = PyUnicode_InternFromString("__cuda_array_interface__");
-  kp_max_version = Py_BuildValue("(ii)", KP_DL_MAJOR_VERSION, KP_DL_MINOR_VERSION);
-  kp_cpu_device = Py_BuildValue("(ii)", KP_DL_CPU, 0);
-  kp_kw_max_version = Py_BuildValue("(s)", "max_version");
-  kp_kw_stream_max_version = Py_BuildValue("(ss)", "stream", "max_version");
-  kp_kw_stream = Py_BuildValue("(s)", "stream");
-  kp_kw_host_copy = Py_BuildValue("(sss)", "max_version", "dl_device", "copy");
-  if (!kp_str_dlpack || !kp_str_dlpack_device || !kp_str_exchange_api || !kp_str_cai || !kp_max_version ||
-      !kp_cpu_device || !kp_kw_max_version || !kp_kw_stream_max_version || !kp_kw_stream || !kp_kw_host_copy) {
-    Py_CLEAR(kp_str_dlpack);
-    return -1;
-  }
+/* Makes the exchange protocols' names and constants (kp_state.dl). */
+static int make_constants(kp_state *st) {
+  PyObject **dl = st->dl;
+  dl[KP_DL_STR_DLPACK] = PyUnicode_InternFromString("__dlpack__");
+  dl[KP_DL_STR_DLPACK_DEVICE] = PyUnicode_InternFromString("__dlpack_device__");
+  dl[KP_DL_STR_EXCHANGE_API] = PyUnicode_InternFromString(KP_DL_EXCHANGE_API_ATTR);
+  dl[KP_DL_STR_CAI] = PyUnicode_InternFromString("__cuda_array_interface__");
+  dl[KP_DL_MAX_VERSION] = Py_BuildValue("(ii)", KP_DL_MAJOR_VERSION, KP_DL_MINOR_VERSION);
+  dl[KP_DL_CPU_DEVICE] = Py_BuildValue("(ii)", KP_DL_CPU, 0);
+  dl[KP_DL_KW_MAX_VERSION] = Py_BuildValue("(s)", "max_version");
+  dl[KP_DL_KW_STREAM_MAX_VERSION] = Py_BuildValue("(ss)", "stream", "max_version");
+  dl[KP_DL_KW_STREAM] = Py_BuildValue("(s)", "stream");
+  dl[KP_DL_KW_HOST_COPY] = Py_BuildValue("(sss)", "max_version", "dl_device", "copy");
+  for (int i = 0; i < KP_DL_CONST_COUNT; ++i)
+    if (!dl[i]) return -1; /* the module's clear drops those made */
   return 0;
 }
 
 int kp_dlpack_add(PyObject *module, kp_state *st) {
-  if (intern_names() < 0) return -1;
+  if (make_constants(st) < 0) return -1;
   /* The C exchange table is a class attribute (consumers look it up on the
    * type); the View type is immutable, so it goes into the type's dict here,
    * at module creation, before any View exists. */
   PyObject *api = PyCapsule_New(&kp_view_exchange_api, KP_DL_CAPSULE_EXCHANGE_API, NULL);
   if (!api) return -1;
-  int rc = PyDict_SetItem(st->view_type->tp_dict, kp_str_exchange_api, api);
+  int rc = PyDict_SetItem(st->view_type->tp_dict, st->dl[KP_DL_STR_EXCHANGE_API], api);
   Py_DECREF(api);
   if (rc < 0) return -1;
   PyType_Modified(st->view_type);

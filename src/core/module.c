@@ -421,6 +421,7 @@ static int kp_module_traverse(PyObject *module, visitproc visit, void *arg) {
   Py_VISIT(st->trait_enum);
   Py_VISIT(st->reducer);
   for (int f = 0; f < KP_FAMILY_COUNT; ++f) Py_VISIT(st->enum_types[f]);
+  for (int i = 0; i < KP_DL_CONST_COUNT; ++i) Py_VISIT(st->dl[i]);
   return 0;
 }
 
@@ -437,6 +438,7 @@ static int kp_module_clear(PyObject *module) {
   Py_CLEAR(st->trait_enum);
   Py_CLEAR(st->reducer);
   for (int f = 0; f < KP_FAMILY_COUNT; ++f) Py_CLEAR(st->enum_types[f]);
+  for (int i = 0; i < KP_DL_CONST_COUNT; ++i) Py_CLEAR(st->dl[i]);
   kp_args_clear(st);
   kp_array_clear(st);
   return 0;
