@@ -356,6 +356,8 @@ static PyMethodDef kp_module_methods[] = {
     {"_dtype_info", kp_py_dtype_info, METH_NOARGS, NULL},
     {"_wrap", (PyCFunction)(void (*)(void))kp_py_wrap, METH_FASTCALL,
      "_wrap(obj, writable=False, label=None, dynamic=False): an Unmanaged View over obj's host memory."},
+    {"_view_class", (PyCFunction)(void (*)(void))kp_py_view_class, METH_FASTCALL,
+     "_view_class(dynamic, dtype, space, layout, traits, rank): a View class by combination (view_class.c)."},
     {"_view_from_bytes", (PyCFunction)(void (*)(void))kp_py_view_from_bytes, METH_FASTCALL,
      "_view_from_bytes(buf, dtype, shape, layout, label, dynamic, traits): unpickling's zero-copy View (pickling.c)."},
     {"deep_copy", (PyCFunction)(void (*)(void))kp_deep_copy_function, METH_FASTCALL | METH_KEYWORDS,
@@ -371,6 +373,9 @@ static int kp_module_exec(PyObject *module) {
   kp_state *st = (kp_state *)PyModule_GetState(module);
   st->allocation_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_owner_spec, NULL);
   if (!st->allocation_type) return -1;
+  st->module = module;
+  st->view_classes = PyList_New(0);
+  if (!st->view_classes) return -1;
   st->view_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_view_type_spec, NULL);
   if (!st->view_type) return -1;
   st->dyn_rank_view_type =
@@ -411,6 +416,7 @@ static int kp_module_traverse(PyObject *module, visitproc visit, void *arg) {
   Py_VISIT(st->space_members);
   Py_VISIT(st->layout_members);
   Py_VISIT(st->trait_enum);
+  Py_VISIT(st->view_classes);
   return 0;
 }
 
@@ -425,6 +431,8 @@ static int kp_module_clear(PyObject *module) {
   Py_CLEAR(st->space_members);
   Py_CLEAR(st->layout_members);
   Py_CLEAR(st->trait_enum);
+  kp_view_classes_free(st);
+  Py_CLEAR(st->view_classes);
   return 0;
 }
 

@@ -9,6 +9,7 @@ from . import _core
 from . import _core as libpykokkos  # the original package's module name
 from ._types import (
     Shape,
+    all_dtypes,
     device,
     devices,
     dtype,
@@ -32,6 +33,9 @@ from .runtime import (
     print_configuration,
 )
 from .interop import asarray, from_dlpack
+from ._scalars import complex_float32, complex_float64  # Kokkos::complex<float>, <double>
+from ._execution import ExecutionSpaceInstance
+from . import _execution
 from ._paths import get_cmake_dir, get_include  # for C and C++ modules (python -m kokkos)
 from .utility import (
     DynRankView,
@@ -76,5 +80,18 @@ globals().update(device.__members__)
 globals().update(memory_space.__members__)
 globals().update(layout.__members__)
 globals().update(memory_trait.__members__)
+# kokkos.KokkosExecutionSpace_Serial, ..._OpenMP, ..._Cuda: one per enabled backend
+globals().update(_execution.classes)
 
 from . import tools  # noqa: E402  (kokkos.tools, as in pykokkos-base)
+
+
+def __getattr__(name):
+    """The original's View classes by name: kokkos.KokkosView_float64_HostSpace_LayoutRight_2,
+    kokkos.KokkosDynRankView_int32_HostSpace_LayoutRight (also what pickling a class looks up)."""
+    from .utility import _view_class_by_name
+
+    cls = _view_class_by_name(name)
+    if cls is None:
+        raise AttributeError(f"module 'kokkos' has no attribute {name!r}")
+    return cls

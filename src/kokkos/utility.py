@@ -280,3 +280,38 @@ def create_mirror_view(src, copy=False, space=None):
 def create_mirror_view_and_copy(space, src):
     """Kokkos::create_mirror_view_and_copy(space, src)."""
     return src.create_mirror_view(copy=True, space=space)
+
+
+_CLASS_DTYPES = {"complex_float32_dtype": "complex64", "complex_float64_dtype": "complex128"}
+
+
+def _view_class_by_name(name):
+    """The View class a name like KokkosView_float64_HostSpace_LayoutRight[_RandomAccess]_2 or
+    KokkosDynRankView_int32_HostSpace_LayoutRight names, or None."""
+    for prefix, dynamic in (("KokkosView_", False), ("KokkosDynRankView_", True)):
+        if name.startswith(prefix):
+            break
+    else:
+        return None
+    rest = name[len(prefix) :]
+    for long_name, short in _CLASS_DTYPES.items():
+        if rest.startswith(long_name + "_"):
+            rest = short + rest[len(long_name) :]
+    parts = rest.split("_")
+    rank = 0
+    if not dynamic:
+        if not parts or not parts[-1].isdigit():
+            return None
+        rank = int(parts.pop())
+    if len(parts) < 3:
+        return None
+    dt, space, lay, *trait_names = parts
+    try:
+        traits = 0
+        for t in trait_names:
+            if t in ("Managed", "Unmanaged"):
+                return None
+            traits |= int(memory_trait[t])
+        return _core._view_class(dynamic, dt, space, lay, traits, rank)
+    except (KeyError, ValueError, TypeError, RuntimeError):
+        return None
