@@ -282,7 +282,8 @@ def create_mirror_view_and_copy(space, src):
     return src.create_mirror_view(copy=True, space=space)
 
 
-_CLASS_DTYPES = {"complex_float32_dtype": "complex64", "complex_float64_dtype": "complex128"}
+# dtype names with underscores (complex_float32_dtype, long_long, ...), longest first
+_CLASS_DTYPES = {n: dtype[n].name for n in sorted(dtype.__members__, key=len, reverse=True) if "_" in n}
 
 
 def _view_class_by_name(name):
