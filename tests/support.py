@@ -31,7 +31,7 @@ import kokkos
 
 # ---- what the tests sweep ---------------------------------------------------------------------
 
-DTYPES = list(kokkos.dtypes)
+DTYPES = list(kokkos.all_dtypes)
 NP_DTYPES = {d: np.dtype(kokkos.get_dtype(d)) for d in DTYPES}
 SPACES = [s for s in kokkos.memory_spaces if kokkos.get_memory_space_available(s)]
 HOST_SPACES = [s for s in SPACES if kokkos.get_host_accessible(s)]

@@ -34,17 +34,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 # canonical names; float16 has its own check (check_float16)
-DTYPES = [kokkos.get_dtype(d) for d in kokkos.dtypes if d != kokkos.float16]
+DTYPES = [kokkos.get_dtype(d) for d in kokkos.all_dtypes if d != kokkos.float16]
 # What mpi4py must derive from a View's buffer format (see MPI_TYPES below).
 FORMATS = {
     "int8": "b",
     "int16": "h",
     "int32": "i",
-    "int64": "l",  # NumPy's format for int64 on LP64 Linux
+    "int64": "q",  # pybind11's format, as the original exported it (NumPy reads numpy.longlong)
     "uint8": "B",
     "uint16": "H",
     "uint32": "I",
-    "uint64": "L",
+    "uint64": "Q",
     "float32": "f",
     "float64": "d",
     "complex64": "Zf",
@@ -87,11 +87,11 @@ def check_datatypes(comm, MPI, dtype):
         "int8": MPI.SIGNED_CHAR,
         "int16": MPI.SHORT,
         "int32": MPI.INT,
-        "int64": MPI.LONG,
+        "int64": MPI.LONG_LONG,
         "uint8": MPI.UNSIGNED_CHAR,
         "uint16": MPI.UNSIGNED_SHORT,
         "uint32": MPI.UNSIGNED,
-        "uint64": MPI.UNSIGNED_LONG,
+        "uint64": MPI.UNSIGNED_LONG_LONG,
         "float32": MPI.FLOAT,
         "float64": MPI.DOUBLE,
         "complex64": MPI.C_FLOAT_COMPLEX,

@@ -42,7 +42,7 @@ settings.register_profile("kokkos-dev", max_examples=400, **_common)
 settings.register_profile("kokkos-long", max_examples=3000, **_common)
 PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "kokkos-ci"))
 
-NP_DTYPES = [np.dtype(kokkos.get_dtype(d)) for d in kokkos.dtypes]
+NP_DTYPES = [np.dtype(kokkos.get_dtype(d)) for d in kokkos.all_dtypes]
 LAYOUTS = [kokkos.LayoutRight, kokkos.LayoutLeft, kokkos.LayoutStride]
 MAX_RANK = 8
 MAX_SIZE = 512

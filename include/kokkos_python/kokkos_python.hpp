@@ -171,17 +171,17 @@ struct dtype_of {
   static constexpr int value = -1;
 };
 template <class T>
-struct dtype_of<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
-  static constexpr int value = std::is_signed_v<T> ? (sizeof(T) == 1   ? KOKKOS_PYTHON_INT8
-                                                      : sizeof(T) == 2 ? KOKKOS_PYTHON_INT16
-                                                      : sizeof(T) == 4 ? KOKKOS_PYTHON_INT32
-                                                      : sizeof(T) == 8 ? KOKKOS_PYTHON_INT64
-                                                                       : -1)
-                                                   : (sizeof(T) == 1   ? KOKKOS_PYTHON_UINT8
-                                                      : sizeof(T) == 2 ? KOKKOS_PYTHON_UINT16
-                                                      : sizeof(T) == 4 ? KOKKOS_PYTHON_UINT32
-                                                      : sizeof(T) == 8 ? KOKKOS_PYTHON_UINT64
-                                                                       : -1);
+struct dtype_of<T, std::enable_if_t<std::is_integral<T>::value && !std::is_same<T, bool>::value>> {
+  static constexpr int value = std::is_signed<T>::value ? (sizeof(T) == 1   ? KOKKOS_PYTHON_INT8
+                                                           : sizeof(T) == 2 ? KOKKOS_PYTHON_INT16
+                                                           : sizeof(T) == 4 ? KOKKOS_PYTHON_INT32
+                                                           : sizeof(T) == 8 ? KOKKOS_PYTHON_INT64
+                                                                            : -1)
+                                                        : (sizeof(T) == 1   ? KOKKOS_PYTHON_UINT8
+                                                           : sizeof(T) == 2 ? KOKKOS_PYTHON_UINT16
+                                                           : sizeof(T) == 4 ? KOKKOS_PYTHON_UINT32
+                                                           : sizeof(T) == 8 ? KOKKOS_PYTHON_UINT64
+                                                                            : -1);
 };
 KOKKOS_PYTHON_DETAIL_MAP(dtype_of, bool, KOKKOS_PYTHON_BOOL)
 KOKKOS_PYTHON_DETAIL_MAP(dtype_of, float, KOKKOS_PYTHON_FLOAT32)
@@ -283,7 +283,7 @@ struct view_info {
   using memory_space = typename ViewT::memory_space;
   using memory_traits = typename ViewT::memory_traits;
   using pointer_type = typename ViewT::pointer_type;
-  static constexpr bool is_const = std::is_const_v<value_type>;
+  static constexpr bool is_const = std::is_const<value_type>::value;
   static constexpr int dtype = dtype_of<element_type>::value;
   static constexpr int space = space_of<memory_space>::value;
   static constexpr int layout = layout_of<array_layout>::value;
@@ -310,21 +310,38 @@ struct static_rank<ViewT, true> {
   static constexpr int dynamic_extents = KOKKOS_PYTHON_MAX_DYN_RANK;
 };
 
+// Tags choosing between the View and the DynRankView forms of a function
+// (these headers compile as C++14, without if constexpr).
+using view_tag = std::false_type;
+using dyn_rank_view_tag = std::true_type;
+template <class ViewT>
+using kind_tag = std::integral_constant<bool, view_info<ViewT>::dynamic>;
+
+template <class ViewT>
+int rank_of(const ViewT &, view_tag) {
+  return static_rank<ViewT>::value;
+}
+template <class ViewT>
+int rank_of(const ViewT &arg_view, dyn_rank_view_tag) {
+  return static_cast<int>(arg_view.rank());
+}
 template <class ViewT>
 int rank_of(const ViewT &arg_view) {
-  if constexpr (view_info<ViewT>::dynamic)
-    return static_cast<int>(arg_view.rank());
-  else
-    return static_rank<ViewT>::value;
+  return rank_of(arg_view, kind_tag<ViewT>{});
 }
 
 // The View underneath a DynRankView (it holds the tracker).
 template <class ViewT>
-const auto &underlying(const ViewT &arg_view) {
-  if constexpr (view_info<ViewT>::dynamic)
-    return arg_view.ConstDownCast();
-  else
-    return arg_view;
+const ViewT &underlying(const ViewT &arg_view, view_tag) {
+  return arg_view;
+}
+template <class ViewT>
+auto underlying(const ViewT &arg_view, dyn_rank_view_tag) -> decltype(arg_view.ConstDownCast()) {
+  return arg_view.ConstDownCast();
+}
+template <class ViewT>
+auto underlying(const ViewT &arg_view) -> decltype(underlying(arg_view, kind_tag<ViewT>{})) {
+  return underlying(arg_view, kind_tag<ViewT>{});
 }
 
 // ---- names: one row per dtype, memory space and layout ------------------------
@@ -391,6 +408,19 @@ inline const char *layout_name(int arg_layout) {
 }
 #undef KOKKOS_PYTHON_DETAIL_CASE
 
+// The "**[3]" of a View's data type; nothing for a DynRankView.
+template <class ViewT>
+void append_extents(std::string &arg_text, view_tag) {
+  for (int r = 0; r < static_rank<ViewT>::value; ++r) {
+    if (r < static_rank<ViewT>::dynamic_extents)
+      arg_text += "*";
+    else
+      arg_text += "[" + std::to_string(ViewT::static_extent(static_cast<unsigned>(r))) + "]";
+  }
+}
+template <class ViewT>
+void append_extents(std::string &, dyn_rank_view_tag) {}
+
 // "Kokkos::View<const float64**, LayoutRight, HostSpace, RandomAccess>"
 template <class ViewT>
 std::string type_name() {
@@ -398,14 +428,7 @@ std::string type_name() {
   std::string s = info::dynamic ? "Kokkos::DynRankView<" : "Kokkos::View<";
   if (info::is_const) s += "const ";
   s += dtype_name(info::dtype);
-  if constexpr (!info::dynamic) {
-    for (int r = 0; r < static_rank<ViewT>::value; ++r) {
-      if (r < static_rank<ViewT>::dynamic_extents)
-        s += "*";
-      else
-        s += "[" + std::to_string(ViewT::static_extent(static_cast<unsigned>(r))) + "]";
-    }
-  }
+  append_extents<ViewT>(s, kind_tag<ViewT>{});
   s += ", ";
   s += layout_name(info::layout);
   s += ", ";
@@ -553,6 +576,12 @@ bool is_managed(const ViewT &arg_view) noexcept {
 // ---- Python -> C++ ----------------------------------------------------------------
 
 template <class Layout>
+void set_stride(Layout &, int, size_t) {}  // LayoutRight / LayoutLeft: implied by the extents
+inline void set_stride(Kokkos::LayoutStride &arg_layout, int arg_r, size_t arg_stride) {
+  arg_layout.stride[arg_r] = arg_stride;
+}
+
+template <class Layout>
 Layout make_layout(const kokkos_python_view_desc &arg_desc) {
   Layout layout;
   for (int r = 0; r < KOKKOS_PYTHON_MAX_RANK; ++r) {
@@ -560,10 +589,30 @@ Layout make_layout(const kokkos_python_view_desc &arg_desc) {
     // its rank from them (Kokkos 3.x defaults them to 0, 4.x to invalid).
     const bool used = r < arg_desc.rank;
     layout.dimension[r] = used ? static_cast<size_t>(arg_desc.extents[r]) : KOKKOS_INVALID_INDEX;
-    if constexpr (std::is_same_v<Layout, Kokkos::LayoutStride>)
-      layout.stride[r] = used ? static_cast<size_t>(arg_desc.strides[r]) : 0;
+    set_stride(layout, r, used ? static_cast<size_t>(arg_desc.strides[r]) : 0);
   }
   return layout;
+}
+
+// Whether the extents a View type fixes at compile time (View<double*[3]>)
+// match arg_desc's; sets ValueError naming want when not.
+template <class ViewT, class Want>
+bool check_static_extents(const kokkos_python_view_desc &arg_desc, const char *arg_label, Want &arg_want, view_tag) {
+  for (int r = static_rank<ViewT>::dynamic_extents; r < static_rank<ViewT>::value; ++r) {
+    const auto n = static_cast<int64_t>(ViewT::static_extent(static_cast<unsigned>(r)));
+    if (arg_desc.extents[r] != n) {
+      PyErr_Format(PyExc_ValueError,
+                   "kokkos_python::from_python: View '%s' has extent %lld in dimension %d, but %s fixes it to %lld",
+                   arg_label, static_cast<long long>(arg_desc.extents[r]), r, arg_want.c_str(),
+                   static_cast<long long>(n));
+      return false;
+    }
+  }
+  return true;
+}
+template <class ViewT, class Want>
+bool check_static_extents(const kokkos_python_view_desc &, const char *, Want &, dyn_rank_view_tag) {
+  return true;
 }
 
 inline bool strides_are(const kokkos_python_view_desc &arg_desc, int arg_layout) {
@@ -606,7 +655,7 @@ bool check(const kokkos_python_view_desc &arg_desc) {
                  dtype_name(arg_desc.dtype), want.c_str(), dtype_name(info::dtype));
     return false;
   }
-  if constexpr (info::dynamic) {
+  if (info::dynamic) {
     if (arg_desc.rank > KOKKOS_PYTHON_MAX_DYN_RANK) {
       PyErr_Format(PyExc_TypeError,
                    "kokkos_python::from_python: View '%s' has rank %d, but a Kokkos::DynRankView holds rank 0..%d",
@@ -632,7 +681,7 @@ bool check(const kokkos_python_view_desc &arg_desc) {
                  label, want.c_str(), dtype_name(info::dtype));
     return false;
   }
-  if constexpr (info::layout == KOKKOS_PYTHON_LAYOUT_STRIDE) {
+  if (info::layout == KOKKOS_PYTHON_LAYOUT_STRIDE) {
     for (int r = 0; r < arg_desc.rank; ++r)
       if (arg_desc.strides[r] < 0) {
         PyErr_Format(PyExc_TypeError,
@@ -648,17 +697,7 @@ bool check(const kokkos_python_view_desc &arg_desc) {
                  label, strides_text(arg_desc).c_str(), layout_name(info::layout), want.c_str());
     return false;
   }
-  if constexpr (!info::dynamic) {
-    for (int r = static_rank<ViewT>::dynamic_extents; r < static_rank<ViewT>::value; ++r) {
-      const auto n = static_cast<int64_t>(ViewT::static_extent(static_cast<unsigned>(r)));
-      if (arg_desc.extents[r] != n) {
-        PyErr_Format(PyExc_ValueError,
-                     "kokkos_python::from_python: View '%s' has extent %lld in dimension %d, but %s fixes it to %lld",
-                     label, static_cast<long long>(arg_desc.extents[r]), r, want.c_str(), static_cast<long long>(n));
-        return false;
-      }
-    }
-  }
+  if (!check_static_extents<ViewT>(arg_desc, label, want, kind_tag<ViewT>{})) return false;
   const auto address = reinterpret_cast<uintptr_t>(arg_desc.data);
   if (address % alignof(typename info::element_type) != 0) {
     PyErr_Format(PyExc_ValueError,
@@ -713,26 +752,37 @@ struct ranked<ViewT, 0> {
   using type = typename ViewT::value_type;
 };
 
-template <class ViewT, int Rank>
-ViewT make_dyn_rank_view(const kokkos_python_view_desc &arg_desc,
-                         const Kokkos::Impl::SharedAllocationTracker &arg_track, bool arg_tracked) {
-  if constexpr (Rank > KOKKOS_PYTHON_MAX_DYN_RANK) {
-    return ViewT();
-  } else {
-    if (arg_desc.rank != Rank) return make_dyn_rank_view<ViewT, Rank + 1>(arg_desc, arg_track, arg_tracked);
+template <class ViewT, int Rank, bool Past = (Rank > KOKKOS_PYTHON_MAX_DYN_RANK)>
+struct dyn_rank_maker {
+  static ViewT make(const kokkos_python_view_desc &arg_desc, const Kokkos::Impl::SharedAllocationTracker &arg_track,
+                    bool arg_tracked) {
+    if (arg_desc.rank != Rank) return dyn_rank_maker<ViewT, Rank + 1>::make(arg_desc, arg_track, arg_tracked);
     using view_r = Kokkos::View<typename ranked<ViewT, Rank>::type, typename ViewT::array_layout,
                                 typename ViewT::device_type, typename ViewT::memory_traits>;
     return ViewT(make_view<view_r>(arg_desc, arg_track, arg_tracked));
   }
-}
+};
+template <class ViewT, int Rank>
+struct dyn_rank_maker<ViewT, Rank, true> {
+  static ViewT make(const kokkos_python_view_desc &, const Kokkos::Impl::SharedAllocationTracker &, bool) {
+    return ViewT();
+  }
+};
 
 template <class ViewT>
 ViewT build(const kokkos_python_view_desc &arg_desc, const Kokkos::Impl::SharedAllocationTracker &arg_track,
+            bool arg_tracked, view_tag) {
+  return make_view<ViewT>(arg_desc, arg_track, arg_tracked);
+}
+template <class ViewT>
+ViewT build(const kokkos_python_view_desc &arg_desc, const Kokkos::Impl::SharedAllocationTracker &arg_track,
+            bool arg_tracked, dyn_rank_view_tag) {
+  return dyn_rank_maker<ViewT, 0>::make(arg_desc, arg_track, arg_tracked);
+}
+template <class ViewT>
+ViewT build(const kokkos_python_view_desc &arg_desc, const Kokkos::Impl::SharedAllocationTracker &arg_track,
             bool arg_tracked) {
-  if constexpr (view_info<ViewT>::dynamic)
-    return make_dyn_rank_view<ViewT, 0>(arg_desc, arg_track, arg_tracked);
-  else
-    return make_view<ViewT>(arg_desc, arg_track, arg_tracked);
+  return build<ViewT>(arg_desc, arg_track, arg_tracked, kind_tag<ViewT>{});
 }
 
 }  // namespace detail

@@ -1,4 +1,7 @@
-// pybind11.hpp: pybind11 type casters for Kokkos::View and Kokkos::DynRankView.
+// pybind11.hpp: pybind11 type casters for Kokkos::View and Kokkos::DynRankView,
+// and for the execution spaces of the enabled backends (Kokkos::Serial,
+// Kokkos::OpenMP, Kokkos::Cuda, ...), which bound functions take from
+// kokkos.KokkosExecutionSpace_<Backend> objects.
 //
 //   #include <kokkos_python/pybind11.hpp>
 //   Kokkos::View<double**, Kokkos::HostSpace> generate_view(size_t n);
@@ -29,6 +32,9 @@
 #include "caster.hpp"
 
 #include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
 
 namespace kokkos_python {
 
@@ -72,6 +78,84 @@ class view_caster {
   }
 };
 
+// ---- execution-space instances -------------------------------------------------
+
+// What the caster needs per backend: its name (kokkos.KokkosExecutionSpace_<name>)
+// and how to build the C++ instance from the Python one.
+template <class ExecSpace>
+struct exec_space_info;
+
+#define KOKKOS_PYTHON_DETAIL_PLAIN_EXEC_SPACE(TYPE, NAME)                       \
+  template <>                                                                   \
+  struct exec_space_info<TYPE> {                                                \
+    static constexpr const char *name() { return NAME; }                        \
+    static TYPE make(pybind11::handle) { return TYPE(); }                       \
+    static constexpr auto text() { return pybind11::detail::const_name(NAME); } \
+  };
+#if defined(KOKKOS_ENABLE_SERIAL)
+KOKKOS_PYTHON_DETAIL_PLAIN_EXEC_SPACE(Kokkos::Serial, "Serial")
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+KOKKOS_PYTHON_DETAIL_PLAIN_EXEC_SPACE(Kokkos::OpenMP, "OpenMP")
+#endif
+#if defined(KOKKOS_ENABLE_THREADS)
+KOKKOS_PYTHON_DETAIL_PLAIN_EXEC_SPACE(Kokkos::Threads, "Threads")
+#endif
+#undef KOKKOS_PYTHON_DETAIL_PLAIN_EXEC_SPACE
+
+// CUDA and HIP instances carry the address of a stream (None: the default
+// one); Kokkos uses that stream and does not destroy it.
+#define KOKKOS_PYTHON_DETAIL_STREAM_EXEC_SPACE(TYPE, NAME, STREAM_T)                                      \
+  template <>                                                                                             \
+  struct exec_space_info<TYPE> {                                                                          \
+    static constexpr const char *name() { return NAME; }                                                  \
+    static TYPE make(pybind11::handle arg_src) {                                                          \
+      pybind11::object stream = arg_src.attr("stream");                                                   \
+      if (stream.is_none()) return TYPE();                                                                \
+      return TYPE(reinterpret_cast<STREAM_T>(static_cast<uintptr_t>(stream.cast<unsigned long long>()))); \
+    }                                                                                                     \
+    static constexpr auto text() { return pybind11::detail::const_name(NAME); }                           \
+  };
+#if defined(KOKKOS_ENABLE_CUDA)
+KOKKOS_PYTHON_DETAIL_STREAM_EXEC_SPACE(Kokkos::Cuda, "Cuda", cudaStream_t)
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+#if KOKKOS_VERSION >= 40000
+KOKKOS_PYTHON_DETAIL_STREAM_EXEC_SPACE(Kokkos::HIP, "HIP", hipStream_t)
+#else
+KOKKOS_PYTHON_DETAIL_STREAM_EXEC_SPACE(Kokkos::Experimental::HIP, "HIP", hipStream_t)
+#endif
+#endif
+#undef KOKKOS_PYTHON_DETAIL_STREAM_EXEC_SPACE
+
+// kokkos.KokkosExecutionSpace_<Backend> (a kokkos.ExecutionSpaceInstance)
+// -> the C++ execution-space instance; C++ -> a new Python instance (without
+// its stream). Kokkos is initialized first if nothing has initialized it.
+template <class ExecSpace>
+class exec_space_caster {
+  using info = exec_space_info<ExecSpace>;
+
+ public:
+  PYBIND11_TYPE_CASTER(ExecSpace, pybind11::detail::const_name("kokkos.KokkosExecutionSpace_") + info::text());
+
+  bool load(pybind11::handle arg_src, bool) {
+    if (!arg_src || arg_src.is_none()) return false;
+    if (import() < 0) throw pybind11::error_already_set();
+    pybind11::module_ kokkos = pybind11::module_::import("kokkos");
+    if (!pybind11::isinstance(arg_src, kokkos.attr("ExecutionSpaceInstance"))) return false;
+    pybind11::object backend = arg_src.attr("backend");
+    if (!pybind11::isinstance<pybind11::str>(backend) || backend.cast<std::string>() != info::name()) return false;
+    if (api()->runtime_ensure() < 0) throw pybind11::error_already_set();
+    value = info::make(arg_src);
+    return true;
+  }
+
+  static pybind11::handle cast(const ExecSpace &, pybind11::return_value_policy, pybind11::handle) {
+    pybind11::module_ kokkos = pybind11::module_::import("kokkos");
+    return kokkos.attr((std::string("KokkosExecutionSpace_") + info::name()).c_str())().release();
+  }
+};
+
 }  // namespace pybind11_detail
 }  // namespace kokkos_python
 
@@ -82,6 +166,32 @@ struct type_caster<Kokkos::View<D, P...>> : kokkos_python::pybind11_detail::view
 template <class D, class... P>
 struct type_caster<Kokkos::DynRankView<D, P...>>
     : kokkos_python::pybind11_detail::view_caster<Kokkos::DynRankView<D, P...>> {};
+#if defined(KOKKOS_ENABLE_SERIAL)
+template <>
+struct type_caster<Kokkos::Serial> : kokkos_python::pybind11_detail::exec_space_caster<Kokkos::Serial> {};
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+template <>
+struct type_caster<Kokkos::OpenMP> : kokkos_python::pybind11_detail::exec_space_caster<Kokkos::OpenMP> {};
+#endif
+#if defined(KOKKOS_ENABLE_THREADS)
+template <>
+struct type_caster<Kokkos::Threads> : kokkos_python::pybind11_detail::exec_space_caster<Kokkos::Threads> {};
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct type_caster<Kokkos::Cuda> : kokkos_python::pybind11_detail::exec_space_caster<Kokkos::Cuda> {};
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+#if KOKKOS_VERSION >= 40000
+template <>
+struct type_caster<Kokkos::HIP> : kokkos_python::pybind11_detail::exec_space_caster<Kokkos::HIP> {};
+#else
+template <>
+struct type_caster<Kokkos::Experimental::HIP>
+    : kokkos_python::pybind11_detail::exec_space_caster<Kokkos::Experimental::HIP> {};
+#endif
+#endif
 }  // namespace detail
 }  // namespace pybind11
 

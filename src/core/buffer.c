@@ -224,6 +224,9 @@ PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs) 
   } else {
     v = kp_view_from_buffer_object(st, args[0], writable, label, dynamic);
   }
-  if (v) v->traits |= (unsigned)traits;
+  if (v && (v->traits | (unsigned)traits) != v->traits) {
+    v->traits |= (unsigned)traits;
+    if (kp_view_retype(v) < 0) Py_CLEAR(v);
+  }
   return (PyObject *)v;
 }

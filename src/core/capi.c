@@ -154,6 +154,7 @@ static PyObject *capi_wrap(const kokkos_python_view_desc *d, kp_owner *owner, co
     }
     if (ok) v->layout = d->layout;
   }
+  if (kp_view_retype(v) < 0) Py_CLEAR(v);
   return (PyObject *)v;
 }
 

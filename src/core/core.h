@@ -189,6 +189,12 @@ typedef struct kp_state {
   PyObject *dl[KP_DL_CONST_COUNT];       /* the exchange protocols' names and constants (dlpack.c) */
   PyObject *enum_types[KP_FAMILY_COUNT]; /* the enumeration classes, once registered */
   PyObject **label_cache;                /* default labels of kokkos.array, by kind/dtype/rank/layout/space */
+  /* The per-combination View classes (view_class.c): a list of (class,
+   * name bytes) holding them, and a table of borrowed pointers indexed by
+   * the combination, allocated on first use. */
+  PyObject *view_classes;
+  PyTypeObject **view_class_table;
+  PyObject *module; /* borrowed: the module owning this state */
 } kp_state;
 
 /* Interns the keyword names into st; -1 with an exception. */
@@ -291,6 +297,22 @@ kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*dele
 void kp_owner_release_all(void);
 
 /* ---- View (view.c) ----------------------------------------------------------------- */
+
+/* ---- per-combination View classes (view_class.c) --------------------------------- */
+
+struct kp_view;
+/* The class of Views of this combination (borrowed), made on first use;
+ * NULL with an exception. Unmanaged does not take part; a DynRankView's
+ * class ignores rank. */
+PyTypeObject *kp_view_class(kp_state *st, int dynamic, int dtype, int space, int layout, unsigned traits, int rank);
+/* Whether type is one of those classes (not View, DynRankView or a Python subclass). */
+int kp_view_class_is_combination(kp_state *st, PyTypeObject *type);
+/* Moves v to the class of its current fields after a caller changed its
+ * layout or traits; Views of other classes keep theirs. -1 with an exception. */
+int kp_view_retype(struct kp_view *v);
+void kp_view_classes_free(kp_state *st);
+/* _view_class(dynamic, dtype, space, layout, traits, rank): the class (new reference). */
+PyObject *kp_py_view_class(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 typedef struct kp_view {
   PyObject_HEAD char *data; /* first element (may be a dummy for empty Views) */

@@ -221,15 +221,12 @@ static int set_bool(char *p, PyObject *obj) {
 
 /* ---- the table ---------------------------------------------------------------- */
 
-/* 64-bit integers use the format NumPy uses on this platform ('l' where C's
- * long has 64 bits), so MPI and other buffer consumers see the same type. */
-#if LONG_MAX == INT64_MAX
-#define KP_FORMAT_I64 "l"
-#define KP_FORMAT_U64 "L"
-#else
+/* 64-bit integers use pybind11's formats 'q' / 'Q' (long long), as the
+ * original package exported them: NumPy reads them as numpy.longlong /
+ * numpy.ulonglong, which equal int64 / uint64 as dtypes, and code written
+ * for the original compares with those. */
 #define KP_FORMAT_I64 "q"
 #define KP_FORMAT_U64 "Q"
-#endif
 
 const kp_dtype kp_dtypes[KP_DTYPE_COUNT] = {
     [KP_DTYPE_INT8] = {"int8", {"signed_char", "char", NULL}, KP_KIND_INT, 1, "b", "|i1", 0, 8, get_i8, set_i8},
@@ -253,10 +250,26 @@ const kp_dtype kp_dtypes[KP_DTYPE_COUNT] = {
                          set_u64},
     [KP_DTYPE_FLOAT32] = {"float32", {"float", "single", NULL}, KP_KIND_FLOAT, 4, "f", "<f4", 2, 32, get_f32, set_f32},
     [KP_DTYPE_FLOAT64] = {"float64", {"double", NULL}, KP_KIND_FLOAT, 8, "d", "<f8", 2, 64, get_f64, set_f64},
-    [KP_DTYPE_COMPLEX64] =
-        {"complex64", {"complex_float", NULL}, KP_KIND_COMPLEX, 8, "Zf", "<c8", 5, 64, get_c64, set_c64},
-    [KP_DTYPE_COMPLEX128] =
-        {"complex128", {"complex_double", NULL}, KP_KIND_COMPLEX, 16, "Zd", "<c16", 5, 128, get_c128, set_c128},
+    [KP_DTYPE_COMPLEX64] = {"complex64",
+                            {"complex_float", "complex_float32_dtype", "complex_float_dtype"},
+                            KP_KIND_COMPLEX,
+                            8,
+                            "Zf",
+                            "<c8",
+                            5,
+                            64,
+                            get_c64,
+                            set_c64},
+    [KP_DTYPE_COMPLEX128] = {"complex128",
+                             {"complex_double", "complex_float64_dtype", "complex_double_dtype"},
+                             KP_KIND_COMPLEX,
+                             16,
+                             "Zd",
+                             "<c16",
+                             5,
+                             128,
+                             get_c128,
+                             set_c128},
     [KP_DTYPE_BOOL] = {"bool", {"bool_", NULL}, KP_KIND_BOOL, 1, "?", "|b1", 6, 8, get_bool, set_bool},
     [KP_DTYPE_FLOAT16] = {"float16", {"half", NULL}, KP_KIND_FLOAT, 2, "e", "<f2", 2, 16, get_f16, set_f16},
 };

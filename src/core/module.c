@@ -351,6 +351,8 @@ static PyMethodDef kp_module_methods[] = {
     {"_dtype_info", kp_py_dtype_info, METH_NOARGS, NULL},
     {"_wrap", (PyCFunction)(void (*)(void))kp_py_wrap, METH_FASTCALL,
      "_wrap(obj, writable=False, label=None, dynamic=False): an Unmanaged View over obj's host memory."},
+    {"_view_class", (PyCFunction)(void (*)(void))kp_py_view_class, METH_FASTCALL,
+     "_view_class(dynamic, dtype, space, layout, traits, rank): a View class by combination (view_class.c)."},
     {"_view_from_bytes", (PyCFunction)(void (*)(void))kp_py_view_from_bytes, METH_FASTCALL,
      "_view_from_bytes(buf, dtype, shape, layout, label, dynamic, traits): unpickling's zero-copy View (pickling.c)."},
     {"array", (PyCFunction)(void (*)(void))kp_py_array, METH_FASTCALL | METH_KEYWORDS, kp_doc_array},
@@ -377,6 +379,9 @@ static int kp_module_exec(PyObject *module) {
   if (kp_args_init(st) < 0) return -1;
   st->allocation_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_owner_spec, NULL);
   if (!st->allocation_type) return -1;
+  st->module = module;
+  st->view_classes = PyList_New(0);
+  if (!st->view_classes) return -1;
   st->view_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_view_type_spec, NULL);
   if (!st->view_type) return -1;
   st->dyn_rank_view_type =
@@ -422,6 +427,7 @@ static int kp_module_traverse(PyObject *module, visitproc visit, void *arg) {
   Py_VISIT(st->reducer);
   for (int f = 0; f < KP_FAMILY_COUNT; ++f) Py_VISIT(st->enum_types[f]);
   for (int i = 0; i < KP_DL_CONST_COUNT; ++i) Py_VISIT(st->dl[i]);
+  Py_VISIT(st->view_classes);
   return 0;
 }
 
@@ -441,6 +447,8 @@ static int kp_module_clear(PyObject *module) {
   for (int i = 0; i < KP_DL_CONST_COUNT; ++i) Py_CLEAR(st->dl[i]);
   kp_args_clear(st);
   kp_array_clear(st);
+  kp_view_classes_free(st);
+  Py_CLEAR(st->view_classes);
   return 0;
 }
 

@@ -102,7 +102,10 @@ PyObject *kp_py_view_from_bytes(PyObject *module, PyObject *const *args, Py_ssiz
   kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, data, (int)rank, shape,
                             strides, dtype, KP_SPACE_HOST, (unsigned)traits | KP_TRAIT_UNMANAGED, readonly, label);
   Py_DECREF(owner);
-  if (v) v->layout = layout;
+  if (v && v->layout != layout) {
+    v->layout = layout;
+    if (kp_view_retype(v) < 0) Py_CLEAR(v);
+  }
   return (PyObject *)v;
 }
 

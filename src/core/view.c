@@ -134,10 +134,17 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
   Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
   if (kp_check_span(rank, shape, strides, itemsize, "kokkos") < 0) return NULL;
   if (!type) type = st->view_type;
-  /* A Python subclass (class MyView(kokkos.View)) may add a __dict__ and
-   * weak-reference slots after the struct: its generic allocation zeroes
-   * them and starts tracking the object. */
+  if (kp_view_class_is_combination(st, type)) type = type->tp_base; /* a subview of a View: its own class */
+  int layout = kp_layout_of(rank, shape, strides);
+  /* View and DynRankView make Views of their combination's class; a
+   * Python subclass (class MyView(kokkos.View)) keeps its own, and may add
+   * a __dict__ and weak-reference slots after the struct: its generic
+   * allocation zeroes them and starts tracking the object. */
   int exact = type == st->view_type || type == st->dyn_rank_view_type;
+  if (exact) {
+    type = kp_view_class(st, type == st->dyn_rank_view_type, dtype, space, layout, traits, rank);
+    if (!type) return NULL;
+  }
   kp_view *v = exact ? PyObject_GC_New(kp_view, type) : (kp_view *)type->tp_alloc(type, 0);
   if (!v) return NULL;
   v->owner = (kp_owner *)Py_XNewRef((PyObject *)owner);
@@ -158,7 +165,7 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
     size *= shape[r];
   }
   v->data = (size == 0 || !data) ? kp_empty_storage : data;
-  v->layout = kp_layout_of(rank, shape, strides);
+  v->layout = layout;
   /* A View of Kokkos-owned memory references no Python object that could
    * lead back to it (its Allocation holds only a str label): the cycle
    * collector need not look at it, as NumPy's arrays are not looked at. */
@@ -185,10 +192,12 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
   kp_view *v = kp_view_wrap(st, type, owner, owner ? owner->data : NULL, spec->rank, spec->shape, strides, spec->dtype,
                             spec->space, spec->traits & ~KP_TRAIT_UNMANAGED, 0, label);
   Py_XDECREF(owner);
-  if (v && spec->layout == KP_LAYOUT_STRIDE)
-    v->layout = KP_LAYOUT_STRIDE;
-  else if (v)
-    v->layout = spec->layout; /* extents of 1 make the strides fit both orders: keep the one asked for */
+  if (!v) return NULL;
+  /* extents of 1 make the strides fit both orders: keep the one asked for */
+  if (v->layout != spec->layout) {
+    v->layout = spec->layout;
+    if (kp_view_retype(v) < 0) Py_CLEAR(v);
+  }
   return v;
 }
 
@@ -324,7 +333,8 @@ static PyObject *view_vectorcall(PyObject *callable, PyObject *const *args, size
   if (initialize < 0) return NULL;
   kp_view_spec spec = {0};
   spec.dynamic = dynamic;
-  if (type != st->view_type && type != st->dyn_rank_view_type) spec.type = type; /* a Python subclass */
+  if (type != st->view_type && type != st->dyn_rank_view_type && !kp_view_class_is_combination(st, type))
+    spec.type = type; /* a Python subclass */
   spec.zero = initialize;
   spec.dtype = KP_DTYPE_FLOAT64;
   spec.space = KP_SPACE_HOST;
@@ -669,3 +679,14 @@ static PyType_Slot dyn_rank_view_slots[] = {
 PyType_Spec kp_dyn_rank_view_type_spec = {
     "kokkos.DynRankView", sizeof(kp_view), 0,
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE, dyn_rank_view_slots};
+
+/* The slots of the per-combination classes (view_class.c): View's lifetime
+ * functions, everything else inherited. */
+PyType_Slot kp_view_class_slots[] = {
+    {Py_tp_dealloc, view_dealloc},
+    {Py_tp_traverse, view_traverse},
+    {Py_tp_clear, view_clear},
+    {Py_tp_doc,
+     "A Kokkos View of one dtype, memory space, layout, memory traits and rank, named as the original "
+     "pykokkos-base named its classes; everything else is kokkos.View's (or kokkos.DynRankView's)."},
+    {0, NULL}};

@@ -9,6 +9,7 @@ from . import _core
 from . import _core as libpykokkos  # the original package's module name
 from ._types import (
     Shape,
+    all_dtypes,
     device,
     devices,
     dtype,
@@ -42,6 +43,9 @@ from ._paths import (  # for C and C++ modules (python -m kokkos; docs/cxx.md)
     include_dirs,
     ldflags,
 )
+from ._scalars import complex_float32, complex_float64  # Kokkos::complex<float>, <double>
+from ._execution import ExecutionSpaceInstance
+from . import _execution
 from .utility import (
     DynRankView,
     View,
@@ -85,6 +89,8 @@ globals().update(device.__members__)
 globals().update(memory_space.__members__)
 globals().update(layout.__members__)
 globals().update(memory_trait.__members__)
+# kokkos.KokkosExecutionSpace_Serial, ..._OpenMP, ..._Cuda: one per enabled backend
+globals().update(_execution.classes)
 
 from . import tools  # noqa: E402  (kokkos.tools, as in pykokkos-base)
 
@@ -94,12 +100,16 @@ from . import tools  # noqa: E402  (kokkos.tools, as in pykokkos-base)
 # a star import must leave Python's float, int and bool alone).
 __all__ = [
     "DynRankView",
+    "ExecutionSpaceInstance",
     "HostAccessError",
     "Shape",
     "View",
     "array",
+    "all_dtypes",
     "asarray",
     "build_config",
+    "complex_float32",
+    "complex_float64",
     "convert_dtype",
     "create_mirror",
     "create_mirror_view",
@@ -169,4 +179,15 @@ def _enum_names() -> list[str]:
 
 
 __all__ += _enum_names()
+__all__ += sorted(_execution.classes)  # KokkosExecutionSpace_<Backend>
 del _enum_names
+
+def __getattr__(name):
+    """The original's View classes by name: kokkos.KokkosView_float64_HostSpace_LayoutRight_2,
+    kokkos.KokkosDynRankView_int32_HostSpace_LayoutRight (also what pickling a class looks up)."""
+    from .utility import _view_class_by_name
+
+    cls = _view_class_by_name(name)
+    if cls is None:
+        raise AttributeError(f"module 'kokkos' has no attribute {name!r}")
+    return cls

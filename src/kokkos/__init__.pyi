@@ -32,6 +32,9 @@ from ._core import is_finalized as is_finalized
 from ._core import is_initialized as is_initialized
 from ._core import kokkos_version as kokkos_version
 from ._core import unmanaged_array as unmanaged_array
+from ._execution import ExecutionSpaceInstance as ExecutionSpaceInstance
+from ._scalars import complex_float32 as complex_float32
+from ._scalars import complex_float64 as complex_float64
 from ._types import Shape as Shape
 
 __version__: str
@@ -76,6 +79,10 @@ class dtype(IntEnum):
     double = ...
     complex_float = ...
     complex_double = ...
+    complex_float_dtype = ...
+    complex_double_dtype = ...
+    complex_float32_dtype = ...
+    complex_float64_dtype = ...
     bool_ = ...
     half = ...
 
@@ -103,6 +110,7 @@ class memory_space(IntEnum):
     HBWSpace = ...
     HIPSpace = ...
     HIPHostPinnedSpace = ...
+    HIPManagedSpace = ...
     OpenMPTargetSpace = ...
     SYCLSharedUSMSpace = ...
     SYCLDeviceUSMSpace = ...
@@ -136,6 +144,7 @@ class memory_trait(IntFlag):
     Aligned = 16
 
 dtypes: tuple[dtype, ...]
+all_dtypes: tuple[dtype, ...]
 devices: tuple[device, ...]
 memory_spaces: tuple[memory_space, ...]
 layouts: tuple[layout, ...]
@@ -173,6 +182,10 @@ single: dtype
 double: dtype
 complex_float: dtype
 complex_double: dtype
+complex_float_dtype: dtype
+complex_double_dtype: dtype
+complex_float32_dtype: dtype
+complex_float64_dtype: dtype
 bool_: dtype
 half: dtype
 Serial: memory_space
@@ -192,6 +205,7 @@ CudaHostPinnedSpace: memory_space
 HBWSpace: memory_space
 HIPSpace: memory_space
 HIPHostPinnedSpace: memory_space
+HIPManagedSpace: memory_space
 OpenMPTargetSpace: memory_space
 SYCLSharedUSMSpace: memory_space
 SYCLDeviceUSMSpace: memory_space
@@ -274,12 +288,17 @@ def build_config() -> dict[str, Any]: ...
 
 __all__ = [
     "DynRankView",
+    "ExecutionSpaceInstance",
+    "KokkosExecutionSpace_Serial",
     "HostAccessError",
     "Shape",
     "View",
     "array",
+    "all_dtypes",
     "asarray",
     "build_config",
+    "complex_float32",
+    "complex_float64",
     "convert_dtype",
     "create_mirror",
     "create_mirror_view",
@@ -360,6 +379,10 @@ __all__ = [
     "double",
     "complex_float",
     "complex_double",
+    "complex_float_dtype",
+    "complex_double_dtype",
+    "complex_float32_dtype",
+    "complex_float64_dtype",
     "bool_",
     "half",
     "Serial",
@@ -379,6 +402,7 @@ __all__ = [
     "HBWSpace",
     "HIPSpace",
     "HIPHostPinnedSpace",
+    "HIPManagedSpace",
     "OpenMPTargetSpace",
     "SYCLSharedUSMSpace",
     "SYCLDeviceUSMSpace",
@@ -395,3 +419,11 @@ __all__ = [
     "Restrict",
     "Aligned",
 ]
+
+# The backends' execution-space classes, one per enabled backend
+# (KokkosExecutionSpace_Serial, ..._OpenMP, ..._Cuda, ...); the stubs are
+# checked against CI's build, which has Serial only.
+KokkosExecutionSpace_Serial: type[ExecutionSpaceInstance]
+
+# The original's View classes by name (KokkosView_float64_HostSpace_LayoutRight_2, ...).
+def __getattr__(name: str) -> type[View]: ...

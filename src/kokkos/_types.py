@@ -85,6 +85,9 @@ if _BUILD["space_available"][2]:
     _space_members.append(("SharedSpace", 2))
 if _BUILD["space_available"][3]:
     _space_members.append(("SharedHostPinnedSpace", 3))
+# The original's HIPManagedSpace: a name (its own value) for code that lists
+# the spaces; no View lives there yet (kokkos.array raises, naming it).
+_space_members.append(("HIPManagedSpace", len(_SPACE_NAMES)))
 memory_space = _Enum("memory_space", _space_members, module="kokkos")
 memory_space.__doc__ = "Kokkos memory spaces."
 
@@ -160,7 +163,11 @@ _core._register_enums(
     device,
 )
 
-dtypes = tuple(dtype(i) for i in range(len(_DTYPE_NAMES)))
+all_dtypes = tuple(dtype(i) for i in range(len(_DTYPE_NAMES)))
+"""Every dtype a View can hold: the numeric ones, then bool and float16."""
+dtypes = tuple(d for d in all_dtypes if d.name not in ("bool", "float16"))
+"""The original package's dtypes: integers, floats and complex (code written
+for it loops over them storing small integers)."""
 memory_spaces = tuple(memory_space(i) for i in range(len(_SPACE_NAMES)))
 layouts = tuple(layout)
 memory_traits = (

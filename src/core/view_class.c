@@ -1,0 +1,153 @@
+/* view_class.c: the per-combination View classes, named as the original
+ * package named its pybind11 classes.
+ *
+ * Python equivalent:
+ *
+ *     class KokkosView_float64_HostSpace_LayoutRight_2(kokkos.View): ...
+ *     class KokkosView_int32_HostSpace_LayoutLeft_RandomAccess_1(kokkos.View): ...
+ *     class KokkosDynRankView_int32_HostSpace_LayoutRight(kokkos.DynRankView): ...
+ *
+ * Every View the core makes is an instance of the class of its (dtype,
+ * memory space, layout, memory traits, rank) combination, so
+ * str(type(view)) reads "<class 'kokkos.KokkosView_float64_HostSpace_
+ * LayoutRight_2'>" as with the original, which code written for it parses
+ * (pykokkos reads the dtype from it). The classes add nothing to View or
+ * DynRankView: isinstance(view, kokkos.View) holds and every method is
+ * View's. They are made on first use and cached in the module state, in a
+ * table indexed by the combination, so finding one is an array load.
+ *
+ * Unmanaged is not part of the class, as in the original (which named a
+ * class for the traits other than Managed and Unmanaged): a View over
+ * foreign memory, an unpickled View and a Kokkos allocation of the same
+ * combination share one class, so type(pickle.loads(pickle.dumps(v))) is
+ * type(v).
+ */
+#include "core.h"
+
+#include <string.h>
+
+/* Memory traits that name a class: all but Unmanaged, in flag order. */
+static const char *const class_trait_names[] = {"RandomAccess", "Atomic", "Restrict", "Aligned"};
+enum { KP_CLASS_TRAIT_BITS = 4 };
+
+enum {
+  KP_CLASS_SLOTS =
+      2 * KP_DTYPE_COUNT * KP_SPACE_COUNT * KP_LAYOUT_COUNT * (1 << KP_CLASS_TRAIT_BITS) * (KP_MAX_RANK + 1)
+};
+
+static Py_ssize_t class_slot(int dynamic, int dtype, int space, int layout, unsigned traits, int rank) {
+  unsigned t = (traits & ~(unsigned)KP_TRAIT_UNMANAGED & (unsigned)KP_TRAIT_ALL) >> 1;
+  if (dynamic) rank = 0; /* a DynRankView class does not name the rank */
+  Py_ssize_t i = dynamic ? 1 : 0;
+  i = i * KP_DTYPE_COUNT + dtype;
+  i = i * KP_SPACE_COUNT + space;
+  i = i * KP_LAYOUT_COUNT + layout;
+  i = i * (1 << KP_CLASS_TRAIT_BITS) + (Py_ssize_t)t;
+  return i * (KP_MAX_RANK + 1) + rank;
+}
+
+int kp_view_class_is_combination(kp_state *st, PyTypeObject *type) {
+  /* Python subclasses of View never carry Py_TPFLAGS_IMMUTABLETYPE;
+   * DynRankView (a subclass of View, immutable too) is not a combination. */
+  return type != st->dyn_rank_view_type &&
+         (type->tp_base == st->view_type || type->tp_base == st->dyn_rank_view_type) &&
+         (type->tp_flags & Py_TPFLAGS_IMMUTABLETYPE) && type->tp_basicsize == (Py_ssize_t)sizeof(kp_view);
+}
+
+extern PyType_Slot kp_view_class_slots[]; /* view.c */
+
+/* New class for the combination, registered in st; NULL with an exception. */
+static PyTypeObject *make_class(kp_state *st, Py_ssize_t slot, int dynamic, int dtype, int space, int layout,
+                                unsigned traits, int rank) {
+  char name[256];
+  int n = snprintf(name, sizeof name, "kokkos.%s_%s_%s_%s", dynamic ? "KokkosDynRankView" : "KokkosView",
+                   kp_dtypes[dtype].name, kp_spaces[space].name, kp_layout_names[layout]);
+  for (int b = 0; b < KP_CLASS_TRAIT_BITS; ++b)
+    if (traits & (2u << b)) n += snprintf(name + n, sizeof name - (size_t)n, "_%s", class_trait_names[b]);
+  if (!dynamic) snprintf(name + n, sizeof name - (size_t)n, "_%d", rank);
+  /* The type may keep spec->name as its tp_name (Python 3.10): the bytes
+   * object holding it lives in st->view_classes with the type. */
+  PyObject *keep = PyBytes_FromString(name);
+  if (!keep) return NULL;
+  PyType_Spec spec = {PyBytes_AS_STRING(keep), sizeof(kp_view), 0,
+                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE, kp_view_class_slots};
+  PyTypeObject *base = dynamic ? st->dyn_rank_view_type : st->view_type;
+  PyObject *cls = PyType_FromModuleAndSpec(st->module, &spec, (PyObject *)base);
+  if (!cls) {
+    Py_DECREF(keep);
+    return NULL;
+  }
+  PyObject *entry = PyTuple_Pack(2, cls, keep);
+  Py_DECREF(keep);
+  if (!entry || PyList_Append(st->view_classes, entry) < 0) {
+    Py_XDECREF(entry);
+    Py_DECREF(cls);
+    return NULL;
+  }
+  Py_DECREF(entry);
+  st->view_class_table[slot] = (PyTypeObject *)cls; /* borrowed: st->view_classes holds it */
+  Py_DECREF(cls);
+  return (PyTypeObject *)cls;
+}
+
+PyTypeObject *kp_view_class(kp_state *st, int dynamic, int dtype, int space, int layout, unsigned traits, int rank) {
+  if (!st->view_class_table) {
+    st->view_class_table = PyMem_Calloc(KP_CLASS_SLOTS, sizeof(PyTypeObject *));
+    if (!st->view_class_table) {
+      PyErr_NoMemory();
+      return NULL;
+    }
+  }
+  Py_ssize_t slot = class_slot(dynamic, dtype, space, layout, traits, rank);
+  PyTypeObject *cls = st->view_class_table[slot];
+  if (cls) return cls;
+  return make_class(st, slot, dynamic, dtype, space, layout, traits, rank);
+}
+
+int kp_view_retype(kp_view *v) {
+  PyTypeObject *old = Py_TYPE(v);
+  kp_state *st = kp_state_from_type(old);
+  if (!kp_view_class_is_combination(st, old)) return 0; /* View, DynRankView or a Python subclass: kept */
+  int dynamic = old->tp_base == st->dyn_rank_view_type;
+  PyTypeObject *cls = kp_view_class(st, dynamic, v->dtype, v->space, v->layout, v->traits, v->rank);
+  if (!cls) return -1;
+  if (cls != old) {
+    Py_SET_TYPE(v, (PyTypeObject *)Py_NewRef(cls));
+    Py_DECREF(old);
+  }
+  return 0;
+}
+
+void kp_view_classes_free(kp_state *st) {
+  PyMem_Free(st->view_class_table);
+  st->view_class_table = NULL;
+}
+
+PyObject *kp_py_view_class(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+  static const char *where = "kokkos._core._view_class()";
+  if (nargs != 6) {
+    PyErr_Format(PyExc_TypeError, "%s takes (dynamic, dtype, space, layout, traits, rank), got %zd arguments", where,
+                 nargs);
+    return NULL;
+  }
+  kp_state *st = (kp_state *)PyModule_GetState(module);
+  int dynamic = PyObject_IsTrue(args[0]);
+  if (dynamic < 0) return NULL;
+  int dtype = kp_dtype_from_object(args[1], where);
+  if (dtype < 0) return NULL;
+  int space = kp_space_from_object(args[2], where);
+  if (space < 0) return NULL;
+  int layout = kp_layout_from_object(args[3], where);
+  if (layout < 0) return NULL;
+  int traits = kp_trait_from_object(args[4], where);
+  if (traits < 0) return NULL;
+  long rank = PyLong_AsLong(args[5]);
+  if (rank == -1 && PyErr_Occurred()) return NULL;
+  int max_rank = dynamic ? KP_MAX_RANK - 1 : KP_MAX_RANK;
+  if (rank < 0 || rank > max_rank) {
+    PyErr_Format(PyExc_ValueError, "%s: rank must be 0..%d, got %ld", where, max_rank, rank);
+    return NULL;
+  }
+  PyTypeObject *cls = kp_view_class(st, dynamic, dtype, space, layout, (unsigned)traits, (int)rank);
+  return cls ? Py_NewRef((PyObject *)cls) : NULL;
+}

@@ -1,0 +1,12 @@
+from typing import ClassVar
+
+__all__ = ["ExecutionSpaceInstance"]
+
+class ExecutionSpaceInstance:
+    backend: ClassVar[str | None]
+    def __init__(self, stream: int | None = ..., manage_stream: bool = ...) -> None: ...
+    @property
+    def stream(self) -> int | None: ...
+    def fence(self) -> None: ...
+
+classes: dict[str, type[ExecutionSpaceInstance]]
