@@ -46,13 +46,47 @@ foreach(_root IN ITEMS "${Kokkos_ROOT}" "$ENV{Kokkos_ROOT}" "$ENV{KOKKOS_ROOT}")
   endif()
 endforeach()
 
-find_path(KOKKOS_PYTHON_INCLUDE_DIR Kokkos_Core.hpp
-  HINTS ${_kp_hints}
-  PATH_SUFFIXES include include/trilinos trilinos kokkos)
-find_library(KOKKOS_PYTHON_CORE_LIBRARY
-  NAMES kokkoscore trilinos_kokkoscore
-  HINTS ${_kp_hints}
-  PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu)
+# This package's own pykokkos layout (PykokkosLayout.cmake: forwarding
+# headers and linker scripts in site-packages/include/kokkos and lib) is not
+# a Kokkos: a reinstall into an environment that has it (scikit-build-core
+# puts site-packages on CMAKE_PREFIX_PATH) must look past it.
+function(_kp_is_layout file out)
+  set(_is FALSE)
+  if(EXISTS "${file}" AND NOT IS_DIRECTORY "${file}")
+    file(READ "${file}" _head LIMIT 200)
+    if(_head MATCHES "kokkos-python's pykokkos layout")
+      set(_is TRUE)
+    endif()
+  endif()
+  set(${out} ${_is} PARENT_SCOPE)
+endfunction()
+
+foreach(_kp_try RANGE 3)
+  find_path(KOKKOS_PYTHON_INCLUDE_DIR Kokkos_Core.hpp
+    HINTS ${_kp_hints}
+    PATH_SUFFIXES include include/trilinos trilinos kokkos)
+  _kp_is_layout("${KOKKOS_PYTHON_INCLUDE_DIR}/Kokkos_Core.hpp" _kp_layout_hit)
+  if(NOT _kp_layout_hit)
+    break()
+  endif()
+  message(STATUS "kokkos-python: ${KOKKOS_PYTHON_INCLUDE_DIR} is this package's pykokkos layout, not a Kokkos; looking further")
+  list(APPEND CMAKE_IGNORE_PATH "${KOKKOS_PYTHON_INCLUDE_DIR}")
+  unset(KOKKOS_PYTHON_INCLUDE_DIR CACHE)
+endforeach()
+foreach(_kp_try RANGE 3)
+  find_library(KOKKOS_PYTHON_CORE_LIBRARY
+    NAMES kokkoscore trilinos_kokkoscore
+    HINTS ${_kp_hints}
+    PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu)
+  _kp_is_layout("${KOKKOS_PYTHON_CORE_LIBRARY}" _kp_layout_hit)
+  if(NOT _kp_layout_hit)
+    break()
+  endif()
+  get_filename_component(_kp_layout_dir "${KOKKOS_PYTHON_CORE_LIBRARY}" DIRECTORY)
+  message(STATUS "kokkos-python: ${KOKKOS_PYTHON_CORE_LIBRARY} is this package's pykokkos layout, not a Kokkos; looking further")
+  list(APPEND CMAKE_IGNORE_PATH "${_kp_layout_dir}")
+  unset(KOKKOS_PYTHON_CORE_LIBRARY CACHE)
+endforeach()
 
 if(NOT KOKKOS_PYTHON_INCLUDE_DIR OR NOT KOKKOS_PYTHON_CORE_LIBRARY)
   message(FATAL_ERROR

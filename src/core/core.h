@@ -253,6 +253,9 @@ int kp_raise_bridge(kp_status status, const kp_error *err, const char *where);
  * hands one to C++ (the casters, the C API for Kokkos-owned memory), calls
  * this first; wrapping foreign memory (a NumPy array, DLPack) does not. */
 int kp_runtime_ensure(void);
+/* Adds initialize, finalize, fence, ... to the module and sets Kokkos'
+ * finalize hook (runtime.c); -1 with an exception. */
+int kp_runtime_add(PyObject *module);
 
 /* ---- Allocation (owner.c) ---------------------------------------------------------- */
 
@@ -333,6 +336,14 @@ typedef struct kp_view {
 } kp_view;
 
 int kp_view_check(PyObject *obj);
+/* The View type's lifetime functions and constructor (model/view.c), listed
+ * in the type's slots (view_type.c) and the per-combination classes'. */
+PyObject *kp_view_new(PyTypeObject *type, PyObject *args, PyObject *kwds);
+int kp_view_traverse(kp_view *v, visitproc visit, void *arg);
+int kp_view_clear(kp_view *v);
+void kp_view_dealloc(kp_view *v);
+/* 1 for a DynRankView (or a subclass of it). */
+int kp_view_is_dynamic(const kp_view *v);
 
 /* Describes a View to create. */
 typedef struct kp_view_spec {
@@ -400,18 +411,25 @@ PyObject *kp_view_complex(PyObject *self, PyObject *unused);
  * RuntimeError (released). what names the operation in the messages. */
 PyObject *kp_view_one_element(kp_view *v, const char *what);
 
-/* ---- copies (copy.c) ------------------------------------------------------------------ */
+/* ---- copies between Views, fills, mirrors (copy/copy.c) ------------------------------ */
 
-/* dst <- src (View, buffer-like object or scalar); -1 with exception. */
-int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where);
 /* Copy between two Views of the same shape and dtype, any spaces and strides. */
 int kp_copy_views(kp_view *dst, kp_view *src, const char *where);
+/* Fills dst with one element (itemsize bytes at value); -1 with exception. */
+int kp_fill_view(kp_view *dst, const char *value, const char *where);
+/* 0 if dst and src have the same extents, else -1 with ValueError showing both. */
+int kp_check_same_shape(const kp_view *dst, const kp_view *src, const char *where);
 /* Kokkos::create_mirror (view_if_possible = 0) or create_mirror_view (1):
  * a new View in space shaped like src (copy: with its data), or src itself
  * when view_if_possible and space can use src's memory. New reference. */
 PyObject *kp_mirror(kp_view *src, int space, int copy, int view_if_possible, const char *where);
 PyObject *kp_view_create_mirror(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *kp_view_create_mirror_view(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+
+/* ---- deep_copy from any source (access/assign.c) ----------------------------------- */
+
+/* dst <- src (View, buffer-like object, exchange producer or scalar); -1 with exception. */
+int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where);
 PyObject *kp_view_deep_copy_method(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *kp_deep_copy_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 

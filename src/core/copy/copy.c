@@ -1,6 +1,7 @@
-/* copy.c: deep_copy, fills and mirrors.
+/* copy.c: copies between Views, fills and mirrors (deep_copy from any other
+ * source, a scalar, an array or a buffer, is access/assign.c's, on top).
  *
- * deep_copy(dst, src) chooses, cheapest first:
+ * A View-to-View copy chooses, cheapest first:
  *  1. both contiguous in the same order: one byte copy through Kokkos
  *     (kp_bridge_copy_bytes), for every pair of spaces;
  *  2. both host-accessible: a strided C copy (dimensions reordered so the
@@ -411,7 +412,7 @@ done:
 static int fill_view_pinned(kp_view *dst, const char *value, const char *where);
 
 /* Fills dst with one element value (itemsize bytes). */
-static int fill_view(kp_view *dst, const char *value, const char *where) {
+int kp_fill_view(kp_view *dst, const char *value, const char *where) {
   pin(dst, NULL);
   int rc = fill_view_pinned(dst, value, where);
   unpin(dst, NULL);
@@ -441,169 +442,22 @@ static int fill_view_pinned(kp_view *dst, const char *value, const char *where) 
   return rc;
 }
 
-static int is_python_scalar(PyObject *o) {
-  return PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || PyBool_Check(o);
-}
-
-/* numpy.asarray(obj, dtype=<name>) as a View, or NULL with an exception. */
-static kp_view *convert_through_numpy(kp_state *st, PyObject *obj, int dtype, const char *where) {
-  PyObject *np = PyImport_ImportModule("numpy");
-  if (!np) {
-    PyErr_Clear();
-    PyErr_Format(PyExc_TypeError,
-                 "%s: cannot copy from %.100s (not a View, buffer or array; install numpy to copy from sequences)",
-                 where, Py_TYPE(obj)->tp_name);
-    return NULL;
-  }
-  PyObject *src = obj;
-  PyObject *tmp = NULL;
-  if (kp_view_check(obj)) {
-    /* a View of another dtype: let NumPy cast it */
-    tmp = PyObject_CallMethod(np, "asarray", "O", obj);
-    if (!tmp) {
-      Py_DECREF(np);
-      return NULL;
-    }
-    src = tmp;
-  }
-  PyObject *arr = PyObject_CallMethod(np, "asarray", "Os", src, kp_dtypes[dtype].name);
-  Py_XDECREF(tmp);
-  Py_DECREF(np);
-  if (!arr) return NULL;
-  kp_view *v = kp_view_from_buffer_object(st, arr, 0, NULL, 0);
-  Py_DECREF(arr);
-  return v;
-}
-
-int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
-  if (kp_view_check_released(dst)) return -1;
-  if (dst->readonly) {
-    PyErr_Format(PyExc_ValueError, "%s: destination View '%U' is read-only", where, dst->label);
-    return -1;
-  }
-  if ((PyObject *)dst == src) return 0;
-  /* The auto-initialization rule (module.c, kp_runtime_ensure): a copy or
-   * fill initializes Kokkos with defaults, even between two Views over
-   * foreign memory, and raises RuntimeError once Kokkos was finalized. */
-  if (kp_runtime_ensure() < 0) return -1;
-  if (is_python_scalar(src)) {
-    char value[16] = {0};
-    if (kp_dtypes[dst->dtype].set(value, src) < 0) return -1;
-    /* Converting may run Python code (__bool__ of an int subclass) that
-     * finalizes Kokkos: check again. */
-    if (kp_view_check_released(dst)) return -1;
-    return fill_view(dst, value, where);
-  }
-  kp_view *sv = NULL;
-  if (kp_view_check(src)) {
-    sv = (kp_view *)Py_NewRef(src);
-  } else {
-    /* Host buffers directly; DLPack / CUDA array interface producers (a
-     * PyTorch or CuPy device array) through the exchange import. */
-    sv = PyObject_CheckBuffer(src) ? kp_view_from_buffer_object(st, src, 0, NULL, 0)
-                                   : kp_view_from_exchange(st, src, NULL);
-    if (!sv) {
-      if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
-      PyErr_Clear();
-      sv = convert_through_numpy(st, src, dst->dtype, where);
-      if (!sv) return -1;
-    }
-  }
-  int rc = -1;
-  /* Reading src may have run Python code (__array_interface__, NumPy) that
-   * finalized Kokkos: check the destination again. */
-  if (kp_view_check_released(dst) || kp_view_check_released(sv)) goto done;
-  if (sv->rank == 0 && dst->rank != 0) {
-    /* a 0-d source fills (a NumPy scalar, a rank-0 View) */
-    if (!kp_view_require_host(sv, PyExc_TypeError, where)) goto done;
-    PyObject *item = kp_dtypes[sv->dtype].get(sv->data);
-    if (!item) goto done;
-    char value[16] = {0};
-    int ok = kp_dtypes[dst->dtype].set(value, item);
-    Py_DECREF(item);
-    if (ok < 0) goto done;
-    rc = fill_view(dst, value, where);
-    goto done;
-  }
-  if (!same_shape(dst, sv)) {
-    raise_shape_mismatch(dst, sv, where);
-    goto done;
-  }
-  if (sv->dtype != dst->dtype) {
-    if (!kp_bridge_space_host_accessible(sv->space)) {
-      PyErr_Format(PyExc_TypeError,
-                   "%s: dtypes differ (%s <- %s) and the source is not host-accessible; copy into a View of "
-                   "dtype %s first",
-                   where, kp_dtypes[dst->dtype].name, kp_dtypes[sv->dtype].name, kp_dtypes[sv->dtype].name);
-      goto done;
-    }
-    kp_view *conv = convert_through_numpy(st, (PyObject *)sv, dst->dtype, where);
-    if (!conv) goto done;
-    Py_SETREF(sv, conv);
-    if (kp_view_check_released(dst)) goto done;
-  }
-  rc = copy_same_dtype(dst, sv, where);
-done:
-  Py_XDECREF(sv);
-  return rc;
-}
-
 int kp_copy_views(kp_view *dst, kp_view *src, const char *where) { return copy_same_dtype(dst, src, where); }
 
-/* ---- Python entry points ------------------------------------------------------------ */
+int kp_check_same_shape(const kp_view *dst, const kp_view *src, const char *where) {
+  return same_shape(dst, src) ? 0 : raise_shape_mismatch(dst, src, where);
+}
 
-static const kp_signature sig_deep_copy = {"kokkos.deep_copy()", 2, 2, 2, {KP_KW_DST, KP_KW_SRC}};
-static const kp_signature sig_deep_copy_method = {"View.deep_copy()", 1, 1, 1, {KP_KW_SRC}};
-
-PyObject *kp_deep_copy_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  const char *where = sig_deep_copy.name;
-  kp_state *st = (kp_state *)PyModule_GetState(module);
+/* Parses (copy=True, space=None) of the mirror methods (signature sig). */
+static int parse_mirror_args(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames, int *copy, int *space) {
   PyObject *a[2];
-  if (kp_args_parse(st, &sig_deep_copy, args, nargs, kwnames, a) < 0) return NULL;
-  if (!PyObject_TypeCheck(a[0], st->view_type)) {
-    PyErr_Format(PyExc_TypeError,
-                 "%s: dst must be a kokkos View, got %.100s (to copy into a NumPy array use numpy.copyto(arr, view))",
-                 where, Py_TYPE(a[0])->tp_name);
-    return NULL;
-  }
-  if (kp_deep_copy(st, (kp_view *)a[0], a[1], where) < 0) return NULL;
-  Py_RETURN_NONE;
-}
-
-PyObject *kp_view_deep_copy_method(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  kp_state *st = kp_state_from_type(Py_TYPE(self));
-  PyObject *a[1];
-  if (!st || kp_args_parse(st, &sig_deep_copy_method, args, nargs, kwnames, a) < 0) return NULL;
-  if (kp_deep_copy(st, self, a[0], sig_deep_copy_method.name) < 0) return NULL;
-  Py_RETURN_NONE;
-}
-
-/* Parses (copy=True, space=None) for the mirror methods. */
-static int parse_mirror_args(kp_state *st, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                             const char *where, int *copy, int *space) {
-  PyObject *copy_obj = nargs > 0 ? args[0] : NULL, *space_obj = nargs > 1 ? args[1] : NULL;
-  if (nargs > 2) {
-    PyErr_Format(PyExc_TypeError, "%s takes at most 2 arguments (copy, space)", where);
-    return -1;
-  }
-  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < nkw; ++k) {
-    PyObject *name = PyTuple_GET_ITEM(kwnames, k);
-    if (PyUnicode_CompareWithASCIIString(name, "copy") == 0 && !copy_obj)
-      copy_obj = args[nargs + k];
-    else if (PyUnicode_CompareWithASCIIString(name, "space") == 0 && !space_obj)
-      space_obj = args[nargs + k];
-    else {
-      PyErr_Format(PyExc_TypeError, "%s got an unexpected or repeated keyword argument %R", where, name);
-      return -1;
-    }
-  }
-  *copy = 1;
-  if (copy_obj && (*copy = PyObject_IsTrue(copy_obj)) < 0) return -1;
+  if (!st || kp_args_parse(st, sig, args, nargs, kwnames, a) < 0) return -1;
+  if ((*copy = kp_args_bool(a[0], sig->name, "copy", 1)) < 0) return -1;
   *space = KP_SPACE_HOST;
-  if (space_obj && space_obj != Py_None) {
-    if ((*space = kp_arg_space(st, space_obj, where)) < 0) return -1;
-    if (kp_space_check_available(*space, where) < 0) return -1;
+  if (a[1] && a[1] != Py_None) {
+    if ((*space = kp_arg_space(st, a[1], sig->name)) < 0) return -1;
+    if (kp_space_check_available(*space, sig->name) < 0) return -1;
   }
   return 0;
 }
@@ -632,17 +486,19 @@ static PyObject *make_mirror(kp_view *self, int space, int copy, const char *whe
 }
 
 PyObject *kp_view_create_mirror(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const char *where = "View.create_mirror()";
+  static const kp_signature sig = {"View.create_mirror()", 2, 2, 0, {KP_KW_COPY, KP_KW_SPACE}};
+  const char *where = sig.name;
   int copy, space;
-  if (parse_mirror_args(kp_state_from_type(Py_TYPE(self)), args, nargs, kwnames, where, &copy, &space) < 0) return NULL;
+  if (parse_mirror_args(kp_state_from_type(Py_TYPE(self)), &sig, args, nargs, kwnames, &copy, &space) < 0) return NULL;
   if (kp_view_check_released(self)) return NULL;
   return make_mirror(self, space, copy, where);
 }
 
 PyObject *kp_view_create_mirror_view(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const char *where = "View.create_mirror_view()";
+  static const kp_signature sig = {"View.create_mirror_view()", 2, 2, 0, {KP_KW_COPY, KP_KW_SPACE}};
+  const char *where = sig.name;
   int copy, space;
-  if (parse_mirror_args(kp_state_from_type(Py_TYPE(self)), args, nargs, kwnames, where, &copy, &space) < 0) return NULL;
+  if (parse_mirror_args(kp_state_from_type(Py_TYPE(self)), &sig, args, nargs, kwnames, &copy, &space) < 0) return NULL;
   return kp_mirror(self, space, copy, 1, where);
 }
 

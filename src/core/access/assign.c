@@ -1,0 +1,148 @@
+/* assign.c: deep_copy into a View from any source: another View, a Python or
+ * NumPy scalar (a fill), a host buffer or array (zero-copy through the buffer
+ * protocol, then copied), a DLPack or __cuda_array_interface__ producer (a
+ * CuPy or PyTorch device array), or, through NumPy, anything NumPy can make
+ * an array of (a list) or a View of another dtype (a cast). The copies
+ * themselves are copy/copy.c's.
+ *
+ * Python equivalent:
+ *
+ *     def deep_copy(dst, src): ...          # kokkos.deep_copy
+ *     class View:
+ *         def deep_copy(self, src): ...
+ */
+#include "core.h"
+
+#include <string.h>
+
+static int is_python_scalar(PyObject *o) {
+  return PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || PyBool_Check(o);
+}
+
+/* numpy.asarray(obj, dtype=<name>) as a View, or NULL with an exception. */
+static kp_view *convert_through_numpy(kp_state *st, PyObject *obj, int dtype, const char *where) {
+  PyObject *np = PyImport_ImportModule("numpy");
+  if (!np) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError,
+                 "%s: cannot copy from %.100s (not a View, buffer or array; install numpy to copy from sequences)",
+                 where, Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  PyObject *src = obj;
+  PyObject *tmp = NULL;
+  if (kp_view_check(obj)) {
+    /* a View of another dtype: let NumPy cast it */
+    tmp = PyObject_CallMethod(np, "asarray", "O", obj);
+    if (!tmp) {
+      Py_DECREF(np);
+      return NULL;
+    }
+    src = tmp;
+  }
+  PyObject *arr = PyObject_CallMethod(np, "asarray", "Os", src, kp_dtypes[dtype].name);
+  Py_XDECREF(tmp);
+  Py_DECREF(np);
+  if (!arr) return NULL;
+  kp_view *v = kp_view_from_buffer_object(st, arr, 0, NULL, 0);
+  Py_DECREF(arr);
+  return v;
+}
+
+int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
+  if (kp_view_check_released(dst)) return -1;
+  if (dst->readonly) {
+    PyErr_Format(PyExc_ValueError, "%s: destination View '%U' is read-only", where, dst->label);
+    return -1;
+  }
+  if ((PyObject *)dst == src) return 0;
+  /* The auto-initialization rule (module.c, kp_runtime_ensure): a copy or
+   * fill initializes Kokkos with defaults, even between two Views over
+   * foreign memory, and raises RuntimeError once Kokkos was finalized. */
+  if (kp_runtime_ensure() < 0) return -1;
+  if (is_python_scalar(src)) {
+    char value[16] = {0};
+    if (kp_dtypes[dst->dtype].set(value, src) < 0) return -1;
+    /* Converting may run Python code (__bool__ of an int subclass) that
+     * finalizes Kokkos: check again. */
+    if (kp_view_check_released(dst)) return -1;
+    return kp_fill_view(dst, value, where);
+  }
+  kp_view *sv = NULL;
+  if (kp_view_check(src)) {
+    sv = (kp_view *)Py_NewRef(src);
+  } else {
+    /* Host buffers directly; DLPack / CUDA array interface producers (a
+     * PyTorch or CuPy device array) through the exchange import. */
+    sv = PyObject_CheckBuffer(src) ? kp_view_from_buffer_object(st, src, 0, NULL, 0)
+                                   : kp_view_from_exchange(st, src, NULL);
+    if (!sv) {
+      if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+      PyErr_Clear();
+      sv = convert_through_numpy(st, src, dst->dtype, where);
+      if (!sv) return -1;
+    }
+  }
+  int rc = -1;
+  /* Reading src may have run Python code (__array_interface__, NumPy) that
+   * finalized Kokkos: check the destination again. */
+  if (kp_view_check_released(dst) || kp_view_check_released(sv)) goto done;
+  if (sv->rank == 0 && dst->rank != 0) {
+    /* a 0-d source fills (a NumPy scalar, a rank-0 View) */
+    if (!kp_view_require_host(sv, PyExc_TypeError, where)) goto done;
+    PyObject *item = kp_dtypes[sv->dtype].get(sv->data);
+    if (!item) goto done;
+    char value[16] = {0};
+    int ok = kp_dtypes[dst->dtype].set(value, item);
+    Py_DECREF(item);
+    if (ok < 0) goto done;
+    rc = kp_fill_view(dst, value, where);
+    goto done;
+  }
+  if (kp_check_same_shape(dst, sv, where) < 0) goto done;
+  if (sv->dtype != dst->dtype) {
+    if (!kp_bridge_space_host_accessible(sv->space)) {
+      PyErr_Format(PyExc_TypeError,
+                   "%s: dtypes differ (%s <- %s) and the source is not host-accessible; copy into a View of "
+                   "dtype %s first",
+                   where, kp_dtypes[dst->dtype].name, kp_dtypes[sv->dtype].name, kp_dtypes[sv->dtype].name);
+      goto done;
+    }
+    kp_view *conv = convert_through_numpy(st, (PyObject *)sv, dst->dtype, where);
+    if (!conv) goto done;
+    Py_SETREF(sv, conv);
+    if (kp_view_check_released(dst)) goto done;
+  }
+  rc = kp_copy_views(dst, sv, where);
+done:
+  Py_XDECREF(sv);
+  return rc;
+}
+
+/* ---- Python entry points ------------------------------------------------------------ */
+
+static const kp_signature sig_deep_copy = {"kokkos.deep_copy()", 2, 2, 2, {KP_KW_DST, KP_KW_SRC}};
+static const kp_signature sig_deep_copy_method = {"View.deep_copy()", 1, 1, 1, {KP_KW_SRC}};
+
+PyObject *kp_deep_copy_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  const char *where = sig_deep_copy.name;
+  kp_state *st = (kp_state *)PyModule_GetState(module);
+  PyObject *a[2];
+  if (kp_args_parse(st, &sig_deep_copy, args, nargs, kwnames, a) < 0) return NULL;
+  if (!PyObject_TypeCheck(a[0], st->view_type)) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: dst must be a kokkos View, got %.100s (to copy into a NumPy array use numpy.copyto(arr, view))",
+                 where, Py_TYPE(a[0])->tp_name);
+    return NULL;
+  }
+  if (kp_deep_copy(st, (kp_view *)a[0], a[1], where) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+PyObject *kp_view_deep_copy_method(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  kp_state *st = kp_state_from_type(Py_TYPE(self));
+  PyObject *a[1];
+  if (!st || kp_args_parse(st, &sig_deep_copy_method, args, nargs, kwnames, a) < 0) return NULL;
+  if (kp_deep_copy(st, self, a[0], sig_deep_copy_method.name) < 0) return NULL;
+  Py_RETURN_NONE;
+}

@@ -1,0 +1,266 @@
+/* runtime.c: the Kokkos runtime as Python sees it: initialize, finalize,
+ * fence, the configuration and what this Kokkos offers, and the one
+ * auto-initialization rule (kp_runtime_ensure) every entry point applies.
+ * Kokkos' finalize hook releases every live allocation (owner.c's registry)
+ * whoever finalizes, Python or C++.
+ *
+ * Python equivalent, roughly:
+ *
+ *     def _initialize(argv, num_threads, device_id, disable_warnings,
+ *                     print_configuration, tools_libs, tools_args) -> bool
+ *     def finalize(); def is_initialized(); def is_finalized()
+ *     def device_id(); def fence(label=None); def _configuration(detail=False) -> str
+ *     def kokkos_version(); def _build_info() -> dict
+ */
+#include "core.h"
+#include "exchange_bridge.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- runtime ------------------------------------------------------------------- */
+
+/* Kokkos calls this at the start of finalize, whoever finalizes. Kokkos is
+ * one per process, so the registry it releases is process-wide too. */
+static void kp_on_kokkos_finalize(void) {
+  if (!Py_IsInitialized()) return;
+  PyGILState_STATE g = PyGILState_Ensure();
+  kp_owner_release_all();
+  PyGILState_Release(g);
+}
+
+static int kp_initialize_with(int argc, char **argv, const kp_init_settings *settings) {
+  kp_error err = {{0}};
+  kp_status s = kp_bridge_initialize(argc, argv, settings, &err);
+  if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.initialize()");
+  s = kp_bridge_set_finalize_hook(kp_on_kokkos_finalize, &err);
+  if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.initialize()");
+  return 0;
+}
+
+int kp_runtime_ensure(void) {
+  if (kp_bridge_is_initialized()) return 0;
+  if (kp_bridge_is_finalized()) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "Kokkos has been finalized; it cannot be used again in this process "
+                    "(Kokkos allows one initialize/finalize per process)");
+    return -1;
+  }
+  kp_init_settings settings = {-1, -1, -1, -1, NULL, NULL};
+  return kp_initialize_with(0, NULL, &settings);
+}
+
+/* Copies an optional str argument to a malloc'd UTF-8 string (NULL for None). */
+static int kp_optional_utf8(PyObject *obj, const char *name, const char **out) {
+  *out = NULL;
+  if (obj == NULL || obj == Py_None) return 0;
+  if (!PyUnicode_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "kokkos.initialize(): %s must be a str, got %.100s", name, Py_TYPE(obj)->tp_name);
+    return -1;
+  }
+  *out = PyUnicode_AsUTF8(obj);
+  return *out ? 0 : -1;
+}
+
+static int kp_optional_int(PyObject *obj, const char *name, int *out) {
+  if (obj == NULL || obj == Py_None) return 0;
+  long v = PyLong_AsLong(obj);
+  if (v == -1 && PyErr_Occurred()) {
+    PyErr_Format(PyExc_TypeError, "kokkos.initialize(): %s must be an int", name);
+    return -1;
+  }
+  if (v < 0 || v > 1000000) {
+    PyErr_Format(PyExc_ValueError, "kokkos.initialize(): %s must be >= 0, got %ld", name, v);
+    return -1;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+static int kp_optional_bool(PyObject *obj, int *out) {
+  if (obj == NULL || obj == Py_None) return 0;
+  int v = PyObject_IsTrue(obj);
+  if (v < 0) return -1;
+  *out = v;
+  return 0;
+}
+
+/* _initialize(argv, num_threads, device_id, disable_warnings,
+ *             print_configuration, tools_libs, tools_args) -> bool
+ * True if this call initialized Kokkos, False if it already was. */
+static PyObject *kp_py_initialize(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 7) {
+    PyErr_SetString(PyExc_TypeError, "_initialize() takes 7 arguments");
+    return NULL;
+  }
+  if (kp_bridge_is_finalized()) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "kokkos.initialize(): Kokkos was finalized and cannot be initialized again in "
+                    "this process (Kokkos allows one initialize/finalize per process)");
+    return NULL;
+  }
+  kp_init_settings settings = {-1, -1, -1, -1, NULL, NULL};
+  if (kp_optional_int(args[1], "num_threads", &settings.num_threads) < 0 ||
+      kp_optional_int(args[2], "device_id", &settings.device_id) < 0 ||
+      kp_optional_bool(args[3], &settings.disable_warnings) < 0 ||
+      kp_optional_bool(args[4], &settings.print_configuration) < 0 ||
+      kp_optional_utf8(args[5], "tools_libs", &settings.tools_libs) < 0 ||
+      kp_optional_utf8(args[6], "tools_args", &settings.tools_args) < 0)
+    return NULL;
+
+  PyObject *seq = NULL;
+  char **argv = NULL;
+  Py_ssize_t argc = 0;
+  int rc = -1, already = 0;
+  if (args[0] != Py_None) {
+    seq = PySequence_Fast(args[0], "kokkos.initialize(): argv must be a sequence of str");
+    if (!seq) return NULL;
+    argc = PySequence_Fast_GET_SIZE(seq);
+    argv = (char **)PyMem_Calloc((size_t)argc + 1, sizeof(char *));
+    if (!argv) {
+      PyErr_NoMemory();
+      goto done;
+    }
+    for (Py_ssize_t i = 0; i < argc; ++i) {
+      PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+      if (!PyUnicode_Check(item)) {
+        PyErr_Format(PyExc_TypeError, "kokkos.initialize(): argv[%zd] must be a str, got %.100s", i,
+                     Py_TYPE(item)->tp_name);
+        goto done;
+      }
+      argv[i] = (char *)PyUnicode_AsUTF8(item);
+      if (!argv[i]) goto done;
+    }
+  }
+  already = kp_bridge_is_initialized();
+  rc = already ? 0 : kp_initialize_with((int)argc, argv, &settings);
+done:
+  PyMem_Free(argv);
+  Py_XDECREF(seq);
+  if (rc < 0) return NULL;
+  return PyBool_FromLong(!already);
+}
+
+static PyObject *kp_py_finalize(PyObject *module, PyObject *unused) {
+  if (!kp_bridge_is_initialized()) Py_RETURN_NONE;
+  kp_error err = {{0}};
+  kp_status s = kp_bridge_finalize(&err);
+  if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.finalize()") < 0 ? NULL : NULL;
+  Py_RETURN_NONE;
+}
+
+static PyObject *kp_py_is_initialized(PyObject *module, PyObject *unused) {
+  return PyBool_FromLong(kp_bridge_is_initialized());
+}
+
+static PyObject *kp_py_is_finalized(PyObject *module, PyObject *unused) {
+  return PyBool_FromLong(kp_bridge_is_finalized());
+}
+
+/* device_id(): the GPU Kokkos' device execution space runs on (initializing
+ * Kokkos first, as View creation does), or None without a GPU backend. */
+static PyObject *kp_py_device_id(PyObject *module, PyObject *unused) {
+  int space = kp_bridge_space_available(KP_SPACE_CUDA)  ? KP_SPACE_CUDA
+              : kp_bridge_space_available(KP_SPACE_HIP) ? KP_SPACE_HIP
+                                                        : -1;
+  if (space < 0) Py_RETURN_NONE;
+  if (kp_runtime_ensure() < 0) return NULL;
+  return PyLong_FromLong(kp_bridge_device_id(space));
+}
+
+static PyObject *kp_py_fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+  const char *label = "kokkos.fence";
+  if (nargs > 1) {
+    PyErr_SetString(PyExc_TypeError, "kokkos.fence() takes at most 1 argument (label)");
+    return NULL;
+  }
+  if (nargs == 1 && args[0] != Py_None) {
+    if (!PyUnicode_Check(args[0])) {
+      PyErr_SetString(PyExc_TypeError, "kokkos.fence(): label must be a str");
+      return NULL;
+    }
+    label = PyUnicode_AsUTF8(args[0]);
+    if (!label) return NULL;
+  }
+  if (kp_runtime_ensure() < 0) return NULL;
+  kp_error err = {{0}};
+  kp_status s;
+  Py_BEGIN_ALLOW_THREADS s = kp_bridge_fence(label, &err);
+  Py_END_ALLOW_THREADS if (s != KP_OK) {
+    kp_raise_bridge(s, &err, "kokkos.fence()");
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+
+static PyObject *kp_py_configuration(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+  int detail = nargs > 0 ? PyObject_IsTrue(args[0]) : 0;
+  if (detail < 0) return NULL;
+  if (kp_runtime_ensure() < 0) return NULL;
+  char *text = NULL;
+  kp_error err = {{0}};
+  kp_status s = kp_bridge_print_configuration(detail, &text, &err);
+  if (s != KP_OK) {
+    kp_raise_bridge(s, &err, "kokkos.print_configuration()");
+    return NULL;
+  }
+  PyObject *res = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
+  free(text);
+  return res;
+}
+
+static PyObject *kp_py_kokkos_version(PyObject *module, PyObject *unused) {
+  int v = kp_bridge_kokkos_version();
+  return Py_BuildValue("(iii)", v / 10000, (v / 100) % 100, v % 100);
+}
+
+/* _build_info() -> dict of what this Kokkos offers: spaces, backends, defaults. */
+static PyObject *kp_py_build_info(PyObject *module, PyObject *unused) {
+  PyObject *spaces = PyTuple_New(KP_SPACE_COUNT);
+  PyObject *host = PyTuple_New(KP_SPACE_COUNT);
+  PyObject *execs = PyTuple_New(KP_EXEC_COUNT);
+  if (!spaces || !host || !execs) goto fail;
+  for (int i = 0; i < KP_SPACE_COUNT; ++i) {
+    PyTuple_SET_ITEM(spaces, i, PyBool_FromLong(kp_bridge_space_available(i)));
+    PyTuple_SET_ITEM(host, i, PyBool_FromLong(kp_bridge_space_host_accessible(i)));
+  }
+  for (int i = 0; i < KP_EXEC_COUNT; ++i)
+    PyTuple_SET_ITEM(execs, i, PyBool_FromLong(kp_bridge_execution_space_available(i)));
+  return Py_BuildValue("{sNsNsNsisisisi}", "space_available", spaces, "space_host_accessible", host, "exec_available",
+                       execs, "default_memory_space", kp_bridge_default_memory_space(), "default_host_memory_space",
+                       kp_bridge_default_host_memory_space(), "default_execution_space",
+                       kp_bridge_default_execution_space(), "default_host_execution_space",
+                       kp_bridge_default_host_execution_space());
+fail:
+  Py_XDECREF(spaces);
+  Py_XDECREF(host);
+  Py_XDECREF(execs);
+  return NULL;
+}
+
+static PyMethodDef kp_runtime_functions[] = {
+    {"_initialize", (PyCFunction)(void (*)(void))kp_py_initialize, METH_FASTCALL,
+     "Initialize Kokkos (see kokkos.initialize)."},
+    {"finalize", kp_py_finalize, METH_NOARGS,
+     "Finalize Kokkos. Views still alive are released first; using them afterwards raises RuntimeError."},
+    {"is_initialized", kp_py_is_initialized, METH_NOARGS, "True while Kokkos is initialized."},
+    {"is_finalized", kp_py_is_finalized, METH_NOARGS, "True once Kokkos has been finalized."},
+    {"device_id", kp_py_device_id, METH_NOARGS,
+     "device_id() -> int or None: the GPU (CUDA or HIP device number) Kokkos' device execution space uses, as chosen "
+     "by kokkos.initialize(device_id=...), --kokkos-device-id or --kokkos-map-device-id-by=mpi_rank; initializes "
+     "Kokkos if needed. None when this Kokkos has no GPU backend."},
+    {"fence", (PyCFunction)(void (*)(void))kp_py_fence, METH_FASTCALL, "fence(label=None): wait for all Kokkos work."},
+    {"_configuration", (PyCFunction)(void (*)(void))kp_py_configuration, METH_FASTCALL,
+     "Kokkos' configuration as printed by Kokkos::print_configuration."},
+    {"kokkos_version", kp_py_kokkos_version, METH_NOARGS, "(major, minor, patch) of the Kokkos in use."},
+    {"_build_info", kp_py_build_info, METH_NOARGS, "Spaces and backends of the Kokkos in use."},
+    {NULL, NULL, 0, NULL}};
+
+int kp_runtime_add(PyObject *module) {
+  if (PyModule_AddFunctions(module, kp_runtime_functions) < 0) return -1;
+  /* Kokkos runs the hook at finalize even if C++ code finalizes. */
+  kp_error err = {{0}};
+  if (kp_bridge_set_finalize_hook(kp_on_kokkos_finalize, &err) != KP_OK)
+    return kp_raise_bridge(KP_E_KOKKOS, &err, "import kokkos");
+  return 0;
+}
