@@ -266,7 +266,8 @@ typedef enum kp_owner_kind {
 } kp_owner_kind;
 
 typedef struct kp_owner {
-  PyObject_HEAD kp_owner_kind kind;
+  PyObject_HEAD
+  kp_owner_kind kind;
   int space;
   void *data;
   PyObject *label;    /* str */
@@ -318,8 +319,9 @@ void kp_view_classes_free(kp_state *st);
 PyObject *kp_py_view_class(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 typedef struct kp_view {
-  PyObject_HEAD char *data; /* first element (may be a dummy for empty Views) */
-  kp_owner *owner;          /* strong reference; NULL only for empty Views */
+  PyObject_HEAD
+  char *data;      /* first element (may be a dummy for empty Views) */
+  kp_owner *owner; /* strong reference; NULL only for empty Views */
   int rank;
   int dtype;
   int space;

@@ -231,11 +231,14 @@ static int run_host(const kp_plan *p, char *dst, const char *src, size_t is, siz
   int parallel = bytes >= KP_HOST_PARALLEL_BYTES && p->shape[0] > 1 && kp_bridge_host_concurrency() > 1;
   kp_status st = KP_OK;
   kp_error err = {{0}};
-  Py_BEGIN_ALLOW_THREADS if (parallel) st =
-      kp_bridge_host_parallel(fill ? "kokkos.deep_copy(host fill)" : "kokkos.deep_copy(host copy)",
-                              (int64_t)p->shape[0], host_job_rows, &job, &err);
-  else host_job_rows(0, (int64_t)p->shape[0], &job);
-  Py_END_ALLOW_THREADS return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
+  Py_BEGIN_ALLOW_THREADS
+  if (parallel)
+    st = kp_bridge_host_parallel(fill ? "kokkos.deep_copy(host fill)" : "kokkos.deep_copy(host copy)",
+                                 (int64_t)p->shape[0], host_job_rows, &job, &err);
+  else
+    host_job_rows(0, (int64_t)p->shape[0], &job);
+  Py_END_ALLOW_THREADS
+  return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
 }
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -276,9 +279,11 @@ static int bridge_strided(int space, size_t is, const kp_plan *p, char *dst, con
   kp_error err = {{0}};
   kp_status st;
   int rank = p->rank;
-  Py_BEGIN_ALLOW_THREADS st = kp_bridge_copy_strided(space, is, rank, to_i64(p->shape, rank, e), dst,
-                                                     to_i64(p->dst, rank, d), src, to_i64(p->src, rank, s), &err);
-  Py_END_ALLOW_THREADS return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
+  Py_BEGIN_ALLOW_THREADS
+  st = kp_bridge_copy_strided(space, is, rank, to_i64(p->shape, rank, e), dst, to_i64(p->dst, rank, d), src,
+                              to_i64(p->src, rank, s), &err);
+  Py_END_ALLOW_THREADS
+  return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
 }
 
 static int bridge_bytes(int dspace, char *dst, PyObject *dlabel, int sspace, const char *src, PyObject *slabel,
@@ -288,8 +293,10 @@ static int bridge_bytes(int dspace, char *dst, PyObject *dlabel, int sspace, con
   if (!dl || !sl) return -1;
   kp_error err = {{0}};
   kp_status st;
-  Py_BEGIN_ALLOW_THREADS st = kp_bridge_copy_bytes(dspace, dst, dl, sspace, src, sl, bytes, &err);
-  Py_END_ALLOW_THREADS return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
+  Py_BEGIN_ALLOW_THREADS
+  st = kp_bridge_copy_bytes(dspace, dst, dl, sspace, src, sl, bytes, &err);
+  Py_END_ALLOW_THREADS
+  return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
 }
 
 /* While a copy or fill runs without the GIL, another thread may finalize
@@ -374,7 +381,8 @@ static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *pp, size_t is
     kp_plan ps;
     plan_make(&ps, src->rank, src->shape, cstr, src->strides);
     if (kp_bridge_space_host_accessible(src->space)) {
-      Py_BEGIN_ALLOW_THREADS copy_rec(&ps, 0, (char *)stage_src, src->data, is);
+      Py_BEGIN_ALLOW_THREADS
+      copy_rec(&ps, 0, (char *)stage_src, src->data, is);
       Py_END_ALLOW_THREADS
     } else if (bridge_strided(src->space, is, &ps, (char *)stage_src, src->data, where) < 0) {
       goto done;
@@ -397,8 +405,10 @@ static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *pp, size_t is
     plan_make(&pd, dst->rank, dst->shape, dst->strides, cstr);
     if (dhost) {
       char *d = dst->data;
-      Py_BEGIN_ALLOW_THREADS copy_rec(&pd, 0, d, (const char *)stage_dst, is);
-      Py_END_ALLOW_THREADS rc = 0;
+      Py_BEGIN_ALLOW_THREADS
+      copy_rec(&pd, 0, d, (const char *)stage_dst, is);
+      Py_END_ALLOW_THREADS
+      rc = 0;
     } else {
       rc = bridge_strided(dst->space, is, &pd, dst->data, (const char *)stage_dst, where);
     }
@@ -434,9 +444,11 @@ static int fill_view_pinned(kp_view *dst, const char *value, const char *where) 
     int64_t e[KP_MAX_RANK], s[KP_MAX_RANK];
     kp_error err = {{0}};
     kp_status st;
-    Py_BEGIN_ALLOW_THREADS st = kp_bridge_fill(dst->space, is, p.rank, to_i64(p.shape, p.rank, e), dst->data,
-                                               to_i64(p.dst, p.rank, s), value, &err);
-    Py_END_ALLOW_THREADS if (st != KP_OK) rc = kp_raise_bridge(st, &err, where);
+    Py_BEGIN_ALLOW_THREADS
+    st = kp_bridge_fill(dst->space, is, p.rank, to_i64(p.shape, p.rank, e), dst->data, to_i64(p.dst, p.rank, s), value,
+                        &err);
+    Py_END_ALLOW_THREADS
+    if (st != KP_OK) rc = kp_raise_bridge(st, &err, where);
   }
   if (told) kp_bridge_tools_end_deep_copy();
   return rc;

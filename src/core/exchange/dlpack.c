@@ -122,16 +122,20 @@ static int fence_kokkos(const char *where) {
   if (!kp_bridge_is_initialized()) return 0; /* nothing can be queued */
   kp_error err = {{0}};
   kp_status s;
-  Py_BEGIN_ALLOW_THREADS s = kp_bridge_fence("kokkos.View.__dlpack__", &err);
-  Py_END_ALLOW_THREADS return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
+  Py_BEGIN_ALLOW_THREADS
+  s = kp_bridge_fence("kokkos.View.__dlpack__", &err);
+  Py_END_ALLOW_THREADS
+  return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
 }
 
 /* Waits for a foreign stream (protocol integer) of space's backend. */
 static int wait_stream(int space, uintptr_t stream, const char *where) {
   kp_error err = {{0}};
   kp_status s;
-  Py_BEGIN_ALLOW_THREADS s = kp_bridge_stream_synchronize(space, stream, &err);
-  Py_END_ALLOW_THREADS return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
+  Py_BEGIN_ALLOW_THREADS
+  s = kp_bridge_stream_synchronize(space, stream, &err);
+  Py_END_ALLOW_THREADS
+  return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
 }
 
 /* Makes stream `waiter` (a protocol integer) of space's backend wait for

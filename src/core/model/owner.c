@@ -127,10 +127,12 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
     /* small host allocations: taking the GIL back costs more than they do */
     s = kp_bridge_host_allocate(clabel, bytes, zero, &p, &err);
   } else if (space == KP_SPACE_HOST) {
-    Py_BEGIN_ALLOW_THREADS s = kp_bridge_host_allocate(clabel, bytes, zero, &p, &err);
+    Py_BEGIN_ALLOW_THREADS
+    s = kp_bridge_host_allocate(clabel, bytes, zero, &p, &err);
     Py_END_ALLOW_THREADS
   } else {
-    Py_BEGIN_ALLOW_THREADS s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
+    Py_BEGIN_ALLOW_THREADS
+    s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
     Py_END_ALLOW_THREADS
   }
   if (s != KP_OK) {

@@ -185,8 +185,10 @@ static PyObject *kp_py_fence(PyObject *module, PyObject *const *args, Py_ssize_t
   if (kp_runtime_ensure() < 0) return NULL;
   kp_error err = {{0}};
   kp_status s;
-  Py_BEGIN_ALLOW_THREADS s = kp_bridge_fence(label, &err);
-  Py_END_ALLOW_THREADS if (s != KP_OK) {
+  Py_BEGIN_ALLOW_THREADS
+  s = kp_bridge_fence(label, &err);
+  Py_END_ALLOW_THREADS
+  if (s != KP_OK) {
     kp_raise_bridge(s, &err, "kokkos.fence()");
     return NULL;
   }

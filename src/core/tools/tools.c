@@ -101,7 +101,8 @@ static struct {
 /* ---- DeviceInfo -------------------------------------------------------------- */
 
 typedef struct {
-  PyObject_HEAD unsigned long long device_id;
+  PyObject_HEAD
+  unsigned long long device_id;
 } kp_device_info;
 
 static PyObject *kp_device_info_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
@@ -169,7 +170,8 @@ static PyType_Spec kp_device_info_spec = {
 /* ---- SpaceHandle ------------------------------------------------------------- */
 
 typedef struct {
-  PyObject_HEAD kp_tools_space_handle handle;
+  PyObject_HEAD
+  kp_tools_space_handle handle;
 } kp_space_handle;
 
 /* Copies a str into a SpaceHandle name; -1 with TypeError / ValueError. */
@@ -271,7 +273,8 @@ static PyType_Spec kp_space_handle_spec = {
 /* ---- ToolSettings -------------------------------------------------------------- */
 
 typedef struct {
-  PyObject_HEAD char requires_global_fencing;
+  PyObject_HEAD
+  char requires_global_fencing;
 } kp_tool_settings;
 
 static PyObject *kp_tool_settings_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
@@ -327,9 +330,10 @@ static PyObject *kp_programming_interface_fence(PyObject *self, PyObject *const 
     return NULL;
   kp_error err = {{0}};
   kp_status s;
-  Py_BEGIN_ALLOW_THREADS s = kp_tools_bridge_tool_fence(device_id, &err);
-  Py_END_ALLOW_THREADS if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.tools.ToolProgrammingInterface.fence()"),
-      NULL;
+  Py_BEGIN_ALLOW_THREADS
+  s = kp_tools_bridge_tool_fence(device_id, &err);
+  Py_END_ALLOW_THREADS
+  if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.tools.ToolProgrammingInterface.fence()"), NULL;
   Py_RETURN_NONE;
 }
 
@@ -690,15 +694,17 @@ int kp_tools_require_runtime(const char *where) {
  * the environment sees them). With no callback set Kokkos would do nothing,
  * so neither do they. Otherwise they release the GIL around the call: Kokkos
  * may fence for the tool, and Python callbacks take the GIL back. */
-#define KP_TOOLS_CALL(where, CALL)                                                          \
-  do {                                                                                      \
-    if (kp_tools_require_runtime(where) < 0) return NULL;                                   \
-    if (kp_tools_bridge_profile_library_loaded()) {                                         \
-      kp_error err_ = {{0}};                                                                \
-      kp_status s_;                                                                         \
-      Py_BEGIN_ALLOW_THREADS s_ = (CALL);                                                   \
-      Py_END_ALLOW_THREADS if (s_ != KP_OK) return kp_raise_bridge(s_, &err_, where), NULL; \
-    }                                                                                       \
+#define KP_TOOLS_CALL(where, CALL)                                     \
+  do {                                                                 \
+    if (kp_tools_require_runtime(where) < 0) return NULL;              \
+    if (kp_tools_bridge_profile_library_loaded()) {                    \
+      kp_error err_ = {{0}};                                           \
+      kp_status s_;                                                    \
+      Py_BEGIN_ALLOW_THREADS                                           \
+      s_ = (CALL);                                                     \
+      Py_END_ALLOW_THREADS                                             \
+      if (s_ != KP_OK) return kp_raise_bridge(s_, &err_, where), NULL; \
+    }                                                                  \
   } while (0)
 
 static PyObject *kp_tools_push_region(PyObject *mod, PyObject *name) {
@@ -731,7 +737,8 @@ static PyObject *kp_tools_pop_region(PyObject *mod, PyObject *unused) {
 /* Region(name): pushRegion on __enter__, popRegion on __exit__, both in C so
  * a `with` block costs no Python frame. kokkos.tools.region subclasses it. */
 typedef struct {
-  PyObject_HEAD PyObject *name; /* str without NUL characters */
+  PyObject_HEAD
+  PyObject *name; /* str without NUL characters */
 } kp_region;
 
 static PyObject *kp_region_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {

@@ -218,7 +218,8 @@ static PyObject *kp_tuning_normalize(PyObject *obj, int type, const char *where,
 /* ---- VariableInfo -------------------------------------------------------------------- */
 
 typedef struct {
-  PyObject_HEAD int type, category, quantity;
+  PyObject_HEAD
+  int type, category, quantity;
   PyObject *candidates; /* tuple (set), ValueRange (range) or None (unbounded) */
 } kp_variable_info;
 
@@ -500,7 +501,8 @@ static PyType_Spec kp_variable_info_spec = {
 /* ---- VariableValue --------------------------------------------------------------------- */
 
 typedef struct {
-  PyObject_HEAD unsigned long long type_id;
+  PyObject_HEAD
+  unsigned long long type_id;
   int type;      /* kp_tuning_type of value; -1: none yet (unknown variable) */
   char declared; /* type comes from the variable's declaration: values must match */
   char readonly; /* an input handed to a callback */
