@@ -82,6 +82,8 @@ extern const kp_space_info kp_spaces[KP_SPACE_COUNT];
 
 enum { KP_LAYOUT_RIGHT = 0, KP_LAYOUT_LEFT = 1, KP_LAYOUT_STRIDE = 2, KP_LAYOUT_COUNT };
 extern const char *const kp_layout_names[KP_LAYOUT_COUNT];
+/* Execution-space (backend) names, indexed by KP_EXEC_* (bridge.h). */
+extern const char *const kp_exec_names[KP_EXEC_COUNT];
 
 /* Memory traits are flags, as Kokkos::MemoryTraits<...> */
 enum {

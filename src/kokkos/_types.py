@@ -58,40 +58,29 @@ for _i, (_name, _aliases, _size, _fmt, _ts) in enumerate(_DTYPE_INFO):
 dtype = _DTypeBase("dtype", _dtype_members, module="kokkos")
 dtype.__doc__ = "View element types (kokkos.float64 is also kokkos.double, ...)."
 
-_SPACE_NAMES = (
-    "HostSpace",
-    "CudaSpace",
-    "CudaUVMSpace",
-    "CudaHostPinnedSpace",
-    "HBWSpace",
-    "HIPSpace",
-    "HIPHostPinnedSpace",
-    "OpenMPTargetSpace",
-    "SYCLSharedUSMSpace",
-    "SYCLDeviceUSMSpace",
-)
+# Names come from the core's tables (src/core/base/space.c); nothing here
+# spells them again.
+_SPACE_NAMES = _BUILD["space_names"]
+_LAYOUT_NAMES = _BUILD["layout_names"]
+_EXEC_NAMES = _BUILD["exec_names"]
 _space_members = [(n, i) for i, n in enumerate(_SPACE_NAMES)]
 if _BUILD["default_memory_space"] >= 0:
     _space_members.append(("DefaultMemorySpace", _BUILD["default_memory_space"]))
 if _BUILD["default_host_memory_space"] >= 0:
     _space_members.append(("DefaultHostMemorySpace", _BUILD["default_host_memory_space"]))
-# The original package's aliases of memory spaces by backend name
-# (kokkos.Host, kokkos.Cuda, ...): kokkos.Host is HostSpace.
-for _alias, _target in (("Host", 0), ("Serial", 0), ("Threads", 0), ("OpenMP", 0), ("HPX", 0), ("Cuda", 1),
-                        ("HIP", 5), ("OpenMPTarget", 7), ("SYCL", 8)):
-    _space_members.append((_alias, _target))
-# Kokkos 4's SharedSpace / SharedHostPinnedSpace, where the backend has them
-if _BUILD["space_available"][2]:
-    _space_members.append(("SharedSpace", 2))
-if _BUILD["space_available"][3]:
-    _space_members.append(("SharedHostPinnedSpace", 3))
+# The aliases of the core's table: the original's backend names (kokkos.Host,
+# kokkos.Cuda, ...: kokkos.Host is HostSpace) and Kokkos 4's SharedSpace /
+# SharedHostPinnedSpace, those two only where the backend has them.
+for _alias, _target in _BUILD["space_aliases"]:
+    if not _alias.startswith("Shared") or _BUILD["space_available"][_target]:
+        _space_members.append((_alias, _target))
 # The original's HIPManagedSpace: a name (its own value) for code that lists
 # the spaces; no View lives there yet (kokkos.array raises, naming it).
 _space_members.append(("HIPManagedSpace", len(_SPACE_NAMES)))
 memory_space = _Enum("memory_space", _space_members, module="kokkos")
 memory_space.__doc__ = "Kokkos memory spaces."
 
-layout = _Enum("layout", [("LayoutRight", 0), ("LayoutLeft", 1), ("LayoutStride", 2)], module="kokkos")
+layout = _Enum("layout", [(n, i) for i, n in enumerate(_LAYOUT_NAMES)], module="kokkos")
 layout.__doc__ = "Kokkos array layouts."
 
 
@@ -122,7 +111,6 @@ class memory_trait(IntFlag):
 
 memory_trait.__module__ = "kokkos"
 
-_EXEC_NAMES = ("Serial", "Threads", "OpenMP", "Cuda", "HPX", "HIP", "SYCL", "OpenMPTarget")
 _device_members = [(n, i) for i, n in enumerate(_EXEC_NAMES)]
 if _BUILD["default_execution_space"] >= 0:
     _device_members.append(("DefaultExecutionSpace", _BUILD["default_execution_space"]))

@@ -30,14 +30,13 @@ import contextlib
 import contextvars
 
 from . import _core
-from ._types import _BUILD, _DTYPE_NAMES, _SPACE_NAMES
+from ._types import _BUILD, _DTYPE_NAMES, _LAYOUT_NAMES, _SPACE_NAMES
 
 __all__ = ["restore_space"]
 
 # Version of the pickled form, first in the metadata so that a later
 # version can still read what this one wrote.
 _FORM = 1
-_LAYOUT_NAMES = ("LayoutRight", "LayoutLeft", "LayoutStride")
 _UNMANAGED = 1
 _HOST = _SPACE_NAMES.index("HostSpace")
 

@@ -19,6 +19,13 @@ const kp_space_info kp_spaces[KP_SPACE_COUNT] = {
 
 const char *const kp_layout_names[KP_LAYOUT_COUNT] = {"LayoutRight", "LayoutLeft", "LayoutStride"};
 
+const char *const kp_exec_names[KP_EXEC_COUNT] = {
+    [KP_EXEC_SERIAL] = "Serial", [KP_EXEC_THREADS] = "Threads",
+    [KP_EXEC_OPENMP] = "OpenMP", [KP_EXEC_CUDA] = "Cuda",
+    [KP_EXEC_HPX] = "HPX",       [KP_EXEC_HIP] = "HIP",
+    [KP_EXEC_SYCL] = "SYCL",     [KP_EXEC_OPENMP_TARGET] = "OpenMPTarget",
+};
+
 static int index_from_int(PyObject *obj, int count, const char *what, const char *where) {
   long v = PyLong_AsLong(obj);
   if (v == -1 && PyErr_Occurred()) return -1;
