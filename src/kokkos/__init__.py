@@ -5,8 +5,19 @@ NumPy and other array libraries; pass them to and from C++ Kokkos code.
 The API is that of pykokkos-base: code written for it runs unchanged.
 """
 
-from . import _core
+from . import _core, _execution
 from . import _core as libpykokkos  # the original package's module name
+from ._execution import ExecutionSpaceInstance
+from ._paths import (  # for C and C++ modules (python -m kokkos; docs/cxx.md)
+    build_config,
+    get_cmake_dir,
+    get_include,
+    get_kokkos_include,
+    get_kokkos_library,
+    include_dirs,
+    ldflags,
+)
+from ._scalars import complex_float32, complex_float64  # Kokkos::complex<float>, <double>
 from ._types import (
     Shape,
     all_dtypes,
@@ -21,6 +32,7 @@ from ._types import (
     memory_trait,
     memory_traits,
 )
+from .interop import asarray, from_dlpack
 from .runtime import (
     device_id,
     enabled_backends,
@@ -33,19 +45,6 @@ from .runtime import (
     kokkos_version,
     print_configuration,
 )
-from .interop import asarray, from_dlpack
-from ._paths import (  # for C and C++ modules (python -m kokkos; docs/cxx.md)
-    build_config,
-    get_cmake_dir,
-    get_include,
-    get_kokkos_include,
-    get_kokkos_library,
-    include_dirs,
-    ldflags,
-)
-from ._scalars import complex_float32, complex_float64  # Kokkos::complex<float>, <double>
-from ._execution import ExecutionSpaceInstance
-from . import _execution
 from .utility import (
     DynRankView,
     View,
@@ -181,6 +180,7 @@ def _enum_names() -> list[str]:
 __all__ += _enum_names()
 __all__ += sorted(_execution.classes)  # KokkosExecutionSpace_<Backend>
 del _enum_names
+
 
 def __getattr__(name):
     """The original's View classes by name: kokkos.KokkosView_float64_HostSpace_LayoutRight_2,

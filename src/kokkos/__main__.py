@@ -1,10 +1,10 @@
 """python -m kokkos: print what C and C++ builds need.
 
-    python -m kokkos --cmake-dir     # for -Dkokkos_python_DIR=...
-    python -m kokkos --includes      # -I flags: headers, Kokkos, Python
-    python -m kokkos --ldflags       # the Kokkos library the package uses
-    python -m kokkos --include-dir   # the public headers only
-    python -m kokkos --kokkos-version
+python -m kokkos --cmake-dir     # for -Dkokkos_python_DIR=...
+python -m kokkos --includes      # -I flags: headers, Kokkos, Python
+python -m kokkos --ldflags       # the Kokkos library the package uses
+python -m kokkos --include-dir   # the public headers only
+python -m kokkos --kokkos-version
 """
 
 from __future__ import annotations
@@ -21,15 +21,20 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m kokkos",
         description="Paths and flags for building C and C++ modules against the kokkos package.",
     )
-    parser.add_argument("--cmake-dir", "--cmakedir", action="store_true",
-                        help="directory of kokkos_pythonConfig.cmake (find_package(kokkos_python))")
-    parser.add_argument("--includes", action="store_true",
-                        help="-I flags for the public headers, the Kokkos headers and Python")
+    parser.add_argument(
+        "--cmake-dir",
+        "--cmakedir",
+        action="store_true",
+        help="directory of kokkos_pythonConfig.cmake (find_package(kokkos_python))",
+    )
+    parser.add_argument(
+        "--includes", action="store_true", help="-I flags for the public headers, the Kokkos headers and Python"
+    )
     parser.add_argument("--include-dir", action="store_true", help="directory of the public headers")
-    parser.add_argument("--ldflags", action="store_true",
-                        help="linker flags for the Kokkos library the package uses")
-    parser.add_argument("--kokkos-version", action="store_true",
-                        help="version of the Kokkos the package was built with")
+    parser.add_argument("--ldflags", action="store_true", help="linker flags for the Kokkos library the package uses")
+    parser.add_argument(
+        "--kokkos-version", action="store_true", help="version of the Kokkos the package was built with"
+    )
     parser.add_argument("--version", action="store_true", help="version of the kokkos package")
     args = parser.parse_args(argv)
 

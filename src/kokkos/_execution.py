@@ -29,7 +29,9 @@ class ExecutionSpaceInstance:
             if not self._streams:
                 raise TypeError(f"kokkos.{name}(): {self.backend} instances take no stream")
             if isinstance(stream, bool) or not isinstance(stream, int):
-                raise TypeError(f"kokkos.{name}(): stream must be the stream's address (an int), got {type(stream).__name__}")
+                raise TypeError(
+                    f"kokkos.{name}(): stream must be the stream's address (an int), got {type(stream).__name__}"
+                )
             if stream < 0:
                 raise ValueError(f"kokkos.{name}(): stream must be an address >= 0, got {stream}")
             if manage_stream:

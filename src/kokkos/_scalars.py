@@ -35,7 +35,9 @@ class _ComplexBase:
             real, imag = real.real, real.imag
         for what, part in (("real", real), ("imag", imag)):
             if isinstance(part, (str, bytes)) or not hasattr(part, "__float__"):
-                raise TypeError(f"{type(self).__name__}(): {what} part must be a real number, got {type(part).__name__}")
+                raise TypeError(
+                    f"{type(self).__name__}(): {what} part must be a real number, got {type(part).__name__}"
+                )
         self._value = complex(self._round(float(real)), self._round(float(imag)))
 
     @classmethod

@@ -168,9 +168,7 @@ def _host_view(data, dtype, shape, layout, label, dynamic, traits):
 
 def _new_view(dtype, shape, layout, label, space, dynamic, traits):
     cls = _core.DynRankView if dynamic else _core.View
-    return cls(
-        shape, dtype, label=label, space=space, layout=layout, trait=traits, initialize=False
-    )
+    return cls(shape, dtype, label=label, space=space, layout=layout, trait=traits, initialize=False)
 
 
 def _rebuild_buffer(data, meta):

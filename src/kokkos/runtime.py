@@ -85,8 +85,7 @@ def _tools_libs(libs):
             entries = [os.fspath(x) for x in libs]
         except TypeError:
             raise TypeError(
-                "kokkos.initialize(): tools_libs must be a path or a list of paths, "
-                f"got {type(libs).__name__}"
+                f"kokkos.initialize(): tools_libs must be a path or a list of paths, got {type(libs).__name__}"
             ) from None
     parts = [p for e in entries for p in e.split(";") if p]
     for path in parts:
@@ -111,12 +110,12 @@ def print_configuration(detail=False, file=None):
 
 def enabled_backends():
     """Names of the execution spaces (backends) in the installed Kokkos."""
-    return [name for name, on in zip(_EXEC_NAMES, _BUILD["exec_available"]) if on]
+    return [name for name, on in zip(_EXEC_NAMES, _BUILD["exec_available"], strict=True) if on]
 
 
 def enabled_memory_spaces():
     """Names of the memory spaces in the installed Kokkos."""
-    return [name for name, on in zip(_SPACE_NAMES, _BUILD["space_available"]) if on]
+    return [name for name, on in zip(_SPACE_NAMES, _BUILD["space_available"], strict=True) if on]
 
 
 @atexit.register

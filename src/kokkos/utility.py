@@ -152,7 +152,7 @@ _CLASS_DTYPES = {n: dtype[n].name for n in sorted(dtype.__members__, key=len, re
 def _view_class_by_name(name):
     """The View class a name like KokkosView_float64_HostSpace_LayoutRight[_RandomAccess]_2 or
     KokkosDynRankView_int32_HostSpace_LayoutRight names, or None."""
-    for prefix, dynamic in (("KokkosView_", False), ("KokkosDynRankView_", True)):
+    for prefix, dynamic in (("KokkosView_", False), ("KokkosDynRankView_", True)):  # noqa: B007 (used after the break)
         if name.startswith(prefix):
             break
     else:

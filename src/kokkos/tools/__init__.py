@@ -136,16 +136,14 @@ _CALLS = {
     "stop_profile_section": "callback(section_id)",
     "destroy_profile_section": "callback(section_id)",
     "profile_event": "callback(name)",
-    "begin_deep_copy": "callback(dst_handle, dst_label, dst_ptr, src_handle, src_label, src_ptr,"
-    " size)",
+    "begin_deep_copy": "callback(dst_handle, dst_label, dst_ptr, src_handle, src_label, src_ptr, size)",
     "end_deep_copy": "callback()",
     "begin_fence": "callback(name, device_id) -> fence handle (int or None)",
     "end_fence": "callback(handle)",
     "dual_view_sync": "callback(label, ptr, to_device)",
     "dual_view_modify": "callback(label, ptr, on_device)",
     "declare_metadata": "callback(key, value)",
-    "request_tool_settings": "callback(num_settings, settings) with settings a ToolSettings"
-    " the callback may change",
+    "request_tool_settings": "callback(num_settings, settings) with settings a ToolSettings the callback may change",
     "provide_tool_programming_interface": "callback(num_actions, interface) with interface a"
     " ToolProgrammingInterface (interface.fence(device_id=0))",
     "declare_output_type": "callback(name, variable_id, info) with info a VariableInfo",
@@ -153,10 +151,8 @@ _CALLS = {
     "request_output_values": "callback(context_id, inputs, outputs) with inputs and outputs lists"
     " of VariableValue; set outputs[i].value to choose what Kokkos receives, return None",
     "begin_context": "callback(context_id)",
-    "end_context": "callback(context_id, value) with value the VariableValue of the context's"
-    " optimization goal",
-    "declare_optimization_goal": "callback(context_id, goal) with goal an"
-    " OptimizationGoal(type_id, OptimizationType)",
+    "end_context": "callback(context_id, value) with value the VariableValue of the context's optimization goal",
+    "declare_optimization_goal": "callback(context_id, goal) with goal an OptimizationGoal(type_id, OptimizationType)",
 }
 
 
@@ -213,8 +209,7 @@ def set_callback(event: str, callback: Callable | None) -> None:
         setter = _SETTERS[event]
     except (KeyError, TypeError):
         raise ValueError(
-            f"kokkos.tools.set_callback(): unknown event {event!r}; expected one of "
-            f"{', '.join(_SETTERS)}"
+            f"kokkos.tools.set_callback(): unknown event {event!r}; expected one of {', '.join(_SETTERS)}"
         ) from None
     setter(callback)
 
@@ -245,10 +240,7 @@ class _Region(_t.Region):
 
     def __call__(self, func: Callable) -> Callable:
         if not callable(func):
-            raise TypeError(
-                f"kokkos.tools.region({self.name!r}) decorates a callable, got "
-                f"{type(func).__name__}"
-            )
+            raise TypeError(f"kokkos.tools.region({self.name!r}) decorates a callable, got {type(func).__name__}")
         return _wraps_region(func, self.name)
 
     def __repr__(self) -> str:
@@ -263,10 +255,7 @@ def region(name):
         return _Region(name)
     if callable(name):
         return _Region(getattr(name, "__qualname__", repr(name)))(name)
-    raise TypeError(
-        f"kokkos.tools.region(): name must be a str (or a function to decorate), "
-        f"got {type(name).__name__}"
-    )
+    raise TypeError(f"kokkos.tools.region(): name must be a str (or a function to decorate), got {type(name).__name__}")
 
 
 class ProfilingSection:
@@ -280,9 +269,7 @@ class ProfilingSection:
 
     def __init__(self, name: str) -> None:
         if not isinstance(name, str):
-            raise TypeError(
-                f"kokkos.tools.ProfilingSection(): name must be a str, got {type(name).__name__}"
-            )
+            raise TypeError(f"kokkos.tools.ProfilingSection(): name must be a str, got {type(name).__name__}")
         self.name = name
         self._id = create_profile_section(name)
         self._destroyed = False
@@ -295,8 +282,7 @@ class ProfilingSection:
     def _check(self, what: str) -> None:
         if self._destroyed:
             raise RuntimeError(
-                f"kokkos.tools.ProfilingSection.{what}(): section {self.name!r} was destroyed; "
-                "create a new one"
+                f"kokkos.tools.ProfilingSection.{what}(): section {self.name!r} was destroyed; create a new one"
             )
 
     def start(self) -> None:
@@ -313,7 +299,7 @@ class ProfilingSection:
             self._destroyed = True
             destroy_profile_section(self._id)
 
-    def __enter__(self) -> "ProfilingSection":
+    def __enter__(self) -> ProfilingSection:
         self.start()
         return self
 

@@ -38,7 +38,6 @@ import sys
 import threading
 import time
 import traceback
-from typing import Optional
 
 from . import get_callbacks, set_callback
 
@@ -154,9 +153,7 @@ class Timer:
         space.deallocations += 1
         space.current -= size
 
-    def _begin_copy(
-        self, dst_handle, dst_label, dst_ptr, src_handle, src_label, src_ptr, size
-    ) -> None:
+    def _begin_copy(self, dst_handle, dst_label, dst_ptr, src_handle, src_label, src_ptr, size) -> None:
         key = (dst_handle.name, src_handle.name)
         self._copy_stacks.setdefault(threading.get_ident(), []).append((key, size, self._clock()))
 
@@ -173,7 +170,7 @@ class Timer:
 
     # ---- control --------------------------------------------------------------
 
-    def start(self) -> "Timer":
+    def start(self) -> Timer:
         self._callbacks = {
             "push_region": self._push_region,
             "pop_region": self._pop_region,
@@ -193,7 +190,7 @@ class Timer:
         self._started = self._clock()
         return self
 
-    def stop(self) -> "Timer":
+    def stop(self) -> Timer:
         """Stops timing; removes the timer's callbacks (those still set)."""
         if not self._started:
             return self
@@ -206,7 +203,7 @@ class Timer:
                 set_callback(event, None)
         return self
 
-    def __enter__(self) -> "Timer":
+    def __enter__(self) -> Timer:
         return self.start()
 
     def __exit__(self, *exc) -> bool:
@@ -225,9 +222,7 @@ class Timer:
         """The statistics as plain data (times in seconds, sizes in bytes)."""
         return {
             "elapsed": self.elapsed,
-            "regions": {
-                n: {"calls": s.calls, "total": s.total / 1e9} for n, s in self.regions.items()
-            },
+            "regions": {n: {"calls": s.calls, "total": s.total / 1e9} for n, s in self.regions.items()},
             "kernels": {
                 f"{kind}:{name}": {
                     "name": name,
@@ -258,9 +253,7 @@ class Timer:
         wall = self.elapsed
         lines = [f"{title}: {wall:.6f} s", ""]
         if self.regions:
-            lines.append(
-                f"{'Regions':<40} {'calls':>8} {'total (s)':>12} {'mean (us)':>12} {'% time':>7}"
-            )
+            lines.append(f"{'Regions':<40} {'calls':>8} {'total (s)':>12} {'mean (us)':>12} {'% time':>7}")
             for name, s in sorted(self.regions.items(), key=lambda kv: -kv[1].total):
                 share = 100.0 * s.total / 1e9 / wall if wall > 0 else 0.0
                 lines.append(
@@ -269,9 +262,7 @@ class Timer:
                 )
             lines.append("")
         if self.kernels:
-            lines.append(
-                f"{'Kernels':<40} {'kind':>7} {'calls':>8} {'total (s)':>12} {'mean (us)':>12}"
-            )
+            lines.append(f"{'Kernels':<40} {'kind':>7} {'calls':>8} {'total (s)':>12} {'mean (us)':>12}")
             for (name, kind), s in sorted(self.kernels.items(), key=lambda kv: -kv[1].total):
                 lines.append(
                     f"  {_fit(name, 38):<38} {kind:>7} {s.calls:>8} {s.total / 1e9:>12.6f} "
@@ -279,25 +270,17 @@ class Timer:
                 )
             lines.append("")
         if self.copies:
-            lines.append(
-                f"{'Deep copies (dst <- src)':<40} {'calls':>8} {'bytes':>14} {'total (s)':>12}"
-            )
+            lines.append(f"{'Deep copies (dst <- src)':<40} {'calls':>8} {'bytes':>14} {'total (s)':>12}")
             for (dst, src), (c, b, ns) in sorted(self.copies.items()):
                 lines.append(f"  {dst + ' <- ' + src:<38} {c:>8} {b:>14} {ns / 1e9:>12.6f}")
             lines.append("")
         if self.spaces:
-            lines.append(
-                f"{'Memory spaces':<40} {'high-water':>14} {'allocations':>12} {'live at end':>14}"
-            )
+            lines.append(f"{'Memory spaces':<40} {'high-water':>14} {'allocations':>12} {'live at end':>14}")
             for name, s in sorted(self.spaces.items()):
-                lines.append(
-                    f"  {name:<38} {_bytes(s.peak):>14} {s.allocations:>12} {_bytes(s.current):>14}"
-                )
+                lines.append(f"  {name:<38} {_bytes(s.peak):>14} {s.allocations:>12} {_bytes(s.current):>14}")
             lines.append("")
         if self.unmatched_pops:
-            lines.append(
-                f"warning: {self.unmatched_pops} pop_region without a matching push_region"
-            )
+            lines.append(f"warning: {self.unmatched_pops} pop_region without a matching push_region")
         if self.replaced:
             lines.append(
                 "warning: another tool replaced the timer's callbacks for "
@@ -320,7 +303,7 @@ def _bytes(n: int) -> str:
     return str(n)
 
 
-def main(argv: Optional[list] = None) -> int:
+def main(argv: list | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m kokkos.tools.timer",
         description="Run a Python script and report Kokkos regions, kernels, deep copies and "
