@@ -1,4 +1,4 @@
-"""The core's one argument parser (src/core/args.c) and the functions on it:
+"""The core's one argument parser (src/core/base/args.c) and the functions on it:
 keyword and positional errors name the function, enumeration arguments take
 only members of their own family, documented calls keep their spellings, and
 Unmanaged Views never copy."""

@@ -73,7 +73,7 @@ ToolSettings = _t.ToolSettings
 ToolProgrammingInterface = _t.ToolProgrammingInterface
 KOKKOSP_INTERFACE_VERSION = _t.KOKKOSP_INTERFACE_VERSION
 
-# tuning (Kokkos::Tools::Experimental; src/core/tuning.c)
+# tuning (Kokkos::Tools::Experimental; src/core/tools/tuning.c)
 ValueType = _t.ValueType
 StatisticalCategory = _t.StatisticalCategory
 CandidateValueType = _t.CandidateValueType
