@@ -34,6 +34,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace kokkos_python {
@@ -136,7 +137,16 @@ class exec_space_caster {
   using info = exec_space_info<ExecSpace>;
 
  public:
-  PYBIND11_TYPE_CASTER(ExecSpace, pybind11::detail::const_name("kokkos.KokkosExecutionSpace_") + info::text());
+  // Not PYBIND11_TYPE_CASTER: it default-constructs the value when the call
+  // starts, and a Kokkos::Cuda (or HIP) made before Kokkos is initialized
+  // aborts the process. The instance is made in load(), after
+  // runtime_ensure().
+  static constexpr auto name = pybind11::detail::const_name("kokkos.KokkosExecutionSpace_") + info::text();
+  template <class T>
+  using cast_op_type = pybind11::detail::movable_cast_op_type<T>;
+  operator ExecSpace *() { return m_value.get(); }
+  operator ExecSpace &() { return *m_value; }
+  operator ExecSpace &&() && { return std::move(*m_value); }
 
   bool load(pybind11::handle arg_src, bool) {
     if (!arg_src || arg_src.is_none()) return false;
@@ -146,7 +156,7 @@ class exec_space_caster {
     pybind11::object backend = arg_src.attr("backend");
     if (!pybind11::isinstance<pybind11::str>(backend) || backend.cast<std::string>() != info::name()) return false;
     if (api()->runtime_ensure() < 0) throw pybind11::error_already_set();
-    value = info::make(arg_src);
+    m_value.reset(new ExecSpace(info::make(arg_src)));
     return true;
   }
 
@@ -154,6 +164,14 @@ class exec_space_caster {
     pybind11::module_ kokkos = pybind11::module_::import("kokkos");
     return kokkos.attr((std::string("KokkosExecutionSpace_") + info::name()).c_str())().release();
   }
+  static pybind11::handle cast(const ExecSpace *arg_src, pybind11::return_value_policy arg_policy,
+                               pybind11::handle arg_parent) {
+    if (!arg_src) return pybind11::none().release();
+    return cast(*arg_src, arg_policy, arg_parent);
+  }
+
+ private:
+  std::unique_ptr<ExecSpace> m_value;
 };
 
 }  // namespace pybind11_detail
