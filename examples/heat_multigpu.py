@@ -16,6 +16,9 @@ local rank % GPUs); kokkos.device_id() reports it.
 Every step the ranks swap halo rows:
   --exchange nccl  device to device through NCCL (cupy.cuda.nccl) on Kokkos'
                    stream, zero-copy: the NCCL calls read and write the Views;
+  --exchange torch through torch.distributed (NCCL for device Views, on
+                   Kokkos' stream; gloo for host Views), zero-copy through
+                   torch.from_dlpack;
   --exchange mpi   through mpi4py: the Views themselves where the MPI library
                    can access their memory (host Views, or a CUDA-aware MPI:
                    kokkos.mpi.buffer), else staged through pinned host
@@ -132,6 +135,59 @@ def nccl_exchange(ranks: Ranks, stream: Any) -> tuple[Exchange, Allreduce]:
     return exchange, allreduce
 
 
+def torch_exchange(ranks: Ranks, stream: Any) -> tuple[Exchange, Allreduce]:
+    """Halo exchange and all-reduce through torch.distributed: NCCL for device
+    Views (on Kokkos' stream), gloo for host Views. The tensors are the Views'
+    memory (torch.from_dlpack), no copies."""
+    torch = importlib.import_module("torch")
+    dist = importlib.import_module("torch.distributed")
+    port = 0
+    if ranks.rank == 0:
+        import socket
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+    if ranks.comm:
+        port = ranks.comm.bcast(port, root=0)
+    backend = "nccl" if stream is not None else "gloo"
+    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=ranks.rank, world_size=ranks.size)
+    on_stream = torch.cuda.stream(torch.cuda.ExternalStream(stream.ptr)) if stream is not None else None
+
+    def run(ops: list[Any]) -> None:
+        if not ops:
+            return
+        if on_stream is None:
+            for req in dist.batch_isend_irecv(ops):
+                req.wait()
+            return
+        with on_stream:
+            for req in dist.batch_isend_irecv(ops):
+                req.wait()
+
+    def exchange(u: kokkos.View, n_local: int, width: int) -> None:
+        t = torch.from_dlpack(u)  # (n_local + 2, width), the View's memory
+        ops = []
+        if ranks.up is not None:
+            ops += [dist.P2POp(dist.isend, t[1], ranks.up), dist.P2POp(dist.irecv, t[0], ranks.up)]
+        if ranks.down is not None:
+            ops += [
+                dist.P2POp(dist.isend, t[n_local], ranks.down),
+                dist.P2POp(dist.irecv, t[n_local + 1], ranks.down),
+            ]
+        run(ops)
+
+    def allreduce(local: kokkos.View, total: kokkos.View) -> None:
+        kokkos.deep_copy(total, local)
+        if on_stream is None:
+            dist.all_reduce(torch.from_dlpack(total))
+        else:
+            with on_stream:
+                dist.all_reduce(torch.from_dlpack(total))
+
+    return exchange, allreduce
+
+
 def mpi_exchange(ranks: Ranks) -> tuple[Exchange, Allreduce]:
     """Halo exchange and all-reduce through mpi4py (kokkos.mpi decides what
     the MPI library may be given)."""
@@ -164,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=512, help="interior points per side")
     parser.add_argument("--steps", type=int, default=500, help="time steps")
-    parser.add_argument("--exchange", choices=("auto", "nccl", "mpi"), default="auto")
+    parser.add_argument("--exchange", choices=("auto", "nccl", "torch", "mpi"), default="auto")
     parser.add_argument("--no-check", action="store_true", help="skip the serial reference (timing runs)")
     args = parser.parse_args(argv)
 
@@ -208,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         stream, xp, arr = None, np, np.asarray
     if exchange_kind == "nccl":
         exchange, allreduce = nccl_exchange(ranks, stream)
+    elif exchange_kind == "torch":
+        exchange, allreduce = torch_exchange(ranks, stream)
     elif ranks.comm is not None:
         exchange, allreduce = mpi_exchange(ranks)
     else:  # one rank, no MPI: nothing to exchange
@@ -261,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{'OK' if ok else 'MISMATCH'}"
         )
         status = 0 if ok else 1
+    if exchange_kind == "torch":
+        importlib.import_module("torch.distributed").destroy_process_group()
     return ranks.comm.bcast(status, root=0) if ranks.comm else status
 
 

@@ -68,6 +68,16 @@ def test_heat_example_ranks_agree_with_one(nprocs):
     assert f"{nprocs} rank(s)" in proc.stdout and "max |ranks - serial| = 0" in proc.stdout and ": OK" in proc.stdout
 
 
+@needs_mpi
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs PyTorch")
+def test_heat_example_through_torch_distributed():
+    # gloo on host Views: the tensors are the Views' memory (torch.from_dlpack).
+    proc = mpirun(2, [EXAMPLE, "--n", "48", "--steps", "100", "--exchange", "torch"], timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 rank(s)" in proc.stdout and "exchange torch" in proc.stdout
+    assert "max |ranks - serial| = 0" in proc.stdout and ": OK" in proc.stdout
+
+
 @pytest.mark.cuda
 @pytest.mark.skipif(not (HAS_CUDA and HAS_CUPY), reason="needs a CUDA Kokkos and CuPy")
 @pytest.mark.parametrize("exchange", ["nccl", "mpi"])
