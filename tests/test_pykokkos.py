@@ -82,8 +82,13 @@ def test_hip_managed_space_is_a_name():
     assert kokkos.HIPManagedSpace.name == "HIPManagedSpace"
     assert kokkos.HIPManagedSpace not in (kokkos.HIPSpace, kokkos.HIPHostPinnedSpace)
     assert kokkos.HIPManagedSpace not in kokkos.memory_spaces  # no View lives there (yet)
-    with pytest.raises((ValueError, RuntimeError)):
-        kokkos.array([2], space=kokkos.HIPManagedSpace)
+    for make in (
+        lambda: kokkos.array([2], space=kokkos.HIPManagedSpace),
+        lambda: kokkos.View((2,), space=kokkos.HIPManagedSpace),
+        lambda: kokkos.View((2,)).create_mirror(space=kokkos.HIPManagedSpace),
+    ):
+        with pytest.raises(ValueError, match="HIPManagedSpace is a name only"):
+            make()
 
 
 def test_execution_space_classes():

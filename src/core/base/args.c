@@ -171,7 +171,21 @@ int kp_arg_dtype(kp_state *st, PyObject *obj, const char *where) {
 
 int kp_arg_space(kp_state *st, PyObject *obj, const char *where) {
   int f = family_of(st, obj);
-  if (f == KP_FAMILY_SPACE) return member_value(obj);
+  if (f == KP_FAMILY_SPACE) {
+    int space = member_value(obj);
+    if (space >= KP_SPACE_COUNT) {
+      /* a member beyond the core's table: the original's HIPManagedSpace */
+      PyObject *name = PyObject_GetAttrString(obj, "name");
+      if (name)
+        PyErr_Format(PyExc_ValueError,
+                     "%s: memory space %U is a name only in this package: no View can live there; use "
+                     "kokkos.HIPSpace or kokkos.HIPHostPinnedSpace",
+                     where, name);
+      Py_XDECREF(name);
+      return -1;
+    }
+    return space;
+  }
   if (f >= 0) return wrong_family(KP_FAMILY_SPACE, f, obj, where, "space");
   return kp_space_from_object(obj, where);
 }

@@ -57,6 +57,10 @@ int kp_space_from_object(PyObject *obj, const char *where) {
 }
 
 int kp_space_check_available(int space, const char *where) {
+  if (space < 0 || space >= KP_SPACE_COUNT) {
+    PyErr_Format(PyExc_ValueError, "%s: %d is not a memory space of this package", where, space);
+    return -1;
+  }
   if (kp_bridge_space_available(space)) return 0;
   PyErr_Format(PyExc_RuntimeError,
                "%s: memory space %s is not enabled in the installed Kokkos "
