@@ -24,22 +24,7 @@ import cxx_build
 import kokkos
 
 # float16 is C++'s _Float16 (tests/cxx/views.hpp), where the compiler has it
-DTYPES = [
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-    "bool",
-    "float16",
-]
+DTYPES = [kokkos.get_dtype(d) for d in kokkos.all_dtypes]  # every dtype, bool and float16 included
 LAYOUTS = {"right": kokkos.LayoutRight, "left": kokkos.LayoutLeft, "stride": kokkos.LayoutStride}
 RANKS = range(1, 9)
 

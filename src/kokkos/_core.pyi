@@ -185,19 +185,9 @@ def array(
     order: Literal["C", "F"] | None = ...,
     copy: _bool = ...,
 ) -> View: ...
-def unmanaged_array(
-    shape_label_or_array: str | Sequence[SupportsIndex] | object,
-    shape: Sequence[SupportsIndex] | None = ...,
-    label: str | None = ...,
-    array: object = ...,
-    dtype: _DTypeLike | None = ...,
-    space: _MemorySpaceLike | None = ...,
-    layout: _LayoutLike | None = ...,
-    trait: _TraitLike | None = ...,
-    dynamic: _bool = ...,
-    order: Literal["C", "F"] | None = ...,
-    copy: _bool = ...,
-) -> View: ...
+
+unmanaged_array = array  # the same signature (a separate C function that always wraps)
+
 def asarray(
     obj: object,
     /,
