@@ -50,6 +50,27 @@ def test_mpi_helpers_refuse_what_is_not_a_view():
 
 
 @needs_mpi
+@pytest.mark.parametrize("value, aware", [("1", True), ("0", False)])
+def test_gpu_awareness_can_be_overridden(value, aware):
+    # For MPI libraries that cannot be asked: KOKKOS_MPI_GPU_AWARE decides.
+    succeeded(
+        run_python(
+            f"""
+            from mpi4py import MPI
+            import kokkos
+            from kokkos import mpi as kmpi
+            assert kmpi.cuda_aware() is {aware}
+            v = kokkos.View((3,))
+            assert kmpi.buffer(v) is v  # host memory goes to MPI as it is, either way
+            print("ok")
+            """,
+            env={"KOKKOS_MPI_GPU_AWARE": value},
+        ),
+        "ok",
+    )
+
+
+@needs_mpi
 def test_mpi_helpers_under_mpirun():
     proc = mpirun(2, [str(SCENARIOS / "mpi_views.py")])
     assert proc.returncode == 0, proc.stdout + proc.stderr

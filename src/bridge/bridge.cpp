@@ -12,7 +12,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -589,13 +588,14 @@ extern "C" int kp_bridge_default_host_execution_space(void) { return exec_index<
 // version: the label, the size and the space, then Kokkos' own reason.
 static kp_status allocation_failed(kp_error *err, const char *label, size_t bytes, const char *space,
                                    const char *reason) {
-  std::string why = reason ? reason : "";
-  why = why.substr(0, why.find("Traceback functionality not available"));
-  while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
-  std::string what = std::string("failed to allocate memory for label \"") + (label ? label : "") +
-                     "\": " + std::to_string(bytes) + " bytes in " + space + "Space";  // Kokkos: "Host", "Cuda", ...
-  if (!why.empty()) what += " (Kokkos: " + why + ")";
-  return fail(err, KP_E_NOMEM, what.c_str());
+  char why[sizeof(err->message)];
+  std::snprintf(why, sizeof why, "%s", reason ? reason : "");
+  trim_kokkos_message(why);
+  char what[sizeof(err->message)];
+  // Kokkos names its spaces "Host", "Cuda", ...: the package says HostSpace, CudaSpace.
+  std::snprintf(what, sizeof what, "failed to allocate memory for label \"%.200s\": %zu bytes in %sSpace%s%.300s%s",
+                label ? label : "", bytes, space, why[0] ? " (Kokkos: " : "", why, why[0] ? ")" : "");
+  return fail(err, KP_E_NOMEM, what);
 }
 
 extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t bytes, int zero, void **out,

@@ -12,18 +12,22 @@
 
 namespace kokkos_python::impl {
 
-// Writes arg_what into *arg_err (when given) and returns arg_status.
-// Kokkos' own messages end with a stack-trace placeholder ("Traceback
-// functionality not available") and blank lines that mean nothing in a
-// Python exception: those are cut off.
+// Cuts what means nothing in a Python exception from a Kokkos message, in
+// place: its stack-trace placeholder ("Traceback functionality not
+// available") and the blank lines and spaces at the end.
+inline void trim_kokkos_message(char *arg_msg) noexcept {
+  if (char *trace = std::strstr(arg_msg, "Traceback functionality not available")) *trace = '\0';
+  size_t n = std::strlen(arg_msg);
+  while (n > 0 && (arg_msg[n - 1] == '\n' || arg_msg[n - 1] == ' ' || arg_msg[n - 1] == '\r' || arg_msg[n - 1] == '\t'))
+    arg_msg[--n] = '\0';
+}
+
+// Writes arg_what (trimmed as above) into *arg_err (when given) and returns
+// arg_status.
 inline kp_status fail(kp_error *arg_err, kp_status arg_status, const char *arg_what) noexcept {
   if (!arg_err) return arg_status;
-  char *msg = arg_err->message;
-  std::snprintf(msg, sizeof(arg_err->message), "%s", arg_what ? arg_what : "");
-  if (char *trace = std::strstr(msg, "Traceback functionality not available")) *trace = '\0';
-  size_t n = std::strlen(msg);
-  while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ' || msg[n - 1] == '\r' || msg[n - 1] == '\t'))
-    msg[--n] = '\0';
+  std::snprintf(arg_err->message, sizeof(arg_err->message), "%s", arg_what ? arg_what : "");
+  trim_kokkos_message(arg_err->message);
   return arg_status;
 }
 
