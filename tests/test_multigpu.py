@@ -71,6 +71,27 @@ def test_gpu_awareness_can_be_overridden(value, aware):
 
 
 @needs_mpi
+def test_gpu_awareness_needs_mpi_initialized():
+    succeeded(
+        run_python(
+            """
+            import mpi4py
+            mpi4py.rc.initialize = False
+            from mpi4py import MPI
+            from kokkos import mpi as kmpi
+            try:
+                kmpi.cuda_aware()
+            except RuntimeError as e:
+                assert "MPI is not initialized" in str(e), e
+                print("refused")
+            """,
+            unset=("KOKKOS_MPI_GPU_AWARE",),
+        ),
+        "refused",
+    )
+
+
+@needs_mpi
 def test_mpi_helpers_under_mpirun():
     proc = mpirun(2, [str(SCENARIOS / "mpi_views.py")])
     assert proc.returncode == 0, proc.stdout + proc.stderr
