@@ -1,6 +1,7 @@
 """The 2-D heat equation split by rows across MPI ranks, one GPU per rank.
 
-    mpirun -n 4 python examples/heat_multigpu.py [--n N] [--steps S] [--exchange auto|nccl|mpi]
+    mpirun -n 4 python examples/heat_multigpu.py [--n N] [--steps S] [--exchange auto|nccl|torch|mpi]
+                                                 [--space auto|host|device]
     python examples/heat_multigpu.py            # one rank, no mpirun needed
 
 Solves u_t = u_xx + u_yy on the unit square with u = 0 on the boundary and
@@ -10,8 +11,10 @@ rank; each rank's field is a Kokkos View (N_rank + 2) x (N + 2) holding its
 rows, one halo row above and below, and the boundary columns. The View lives
 in CudaSpace when Kokkos has CUDA (and CuPy is installed: CuPy computes on
 the View's memory, on Kokkos' own stream, with no copy), else in HostSpace
-(NumPy computes). Each rank picks its GPU with kokkos.initialize(device_id=
-local rank % GPUs); kokkos.device_id() reports it.
+(NumPy computes); --space host keeps it on the host anyway. Each rank picks
+its GPU with kokkos.initialize(device_id=local rank % GPUs);
+kokkos.device_id() reports it. NCCL needs one GPU per rank: where ranks share
+a GPU, auto picks MPI and nccl/torch on device Views stop with a message.
 
 Every step the ranks swap halo rows:
   --exchange nccl  device to device through NCCL (cupy.cuda.nccl) on Kokkos'
@@ -23,7 +26,8 @@ Every step the ranks swap halo rows:
                    can access their memory (host Views, or a CUDA-aware MPI:
                    kokkos.mpi.buffer), else staged through pinned host
                    mirrors (kokkos.mpi.staged), explicitly;
-  --exchange auto  NCCL for device Views when CuPy has it, else MPI.
+  --exchange auto  NCCL for device Views when CuPy has it and every rank has
+                   its own GPU, else MPI.
 At the end the ranks' blocks are gathered on rank 0 and checked against the
 same scheme run on one NumPy array and against the exact solution; the total
 heat is summed across ranks (NCCL or MPI all-reduce of one-element Views).
@@ -94,6 +98,19 @@ def serial(n: int, steps: int, r: float) -> FloatArray:
         step(np, u, u_new, r)
         u, u_new = u_new, u
     return u[1:-1, 1:-1]
+
+
+def external_stream(ptr: int) -> Any:
+    """A CuPy stream object for a stream CuPy did not make (Kokkos' own)."""
+    from_external = getattr(cupy.cuda.Stream, "from_external", None)
+    if from_external is None:  # CuPy before 14
+        return cupy.cuda.ExternalStream(ptr)
+
+    class KokkosStream:  # the CUDA stream protocol: (version, cudaStream_t)
+        def __cuda_stream__(self) -> tuple[int, int]:
+            return (0, ptr)
+
+    return from_external(KokkosStream())
 
 
 def _has_nccl() -> bool:
@@ -221,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=512, help="interior points per side")
     parser.add_argument("--steps", type=int, default=500, help="time steps")
     parser.add_argument("--exchange", choices=("auto", "nccl", "torch", "mpi"), default="auto")
+    parser.add_argument("--space", choices=("auto", "host", "device"), default="auto", help="where the field lives")
     parser.add_argument("--no-check", action="store_true", help="skip the serial reference (timing runs)")
     args = parser.parse_args(argv)
 
@@ -231,7 +249,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"heat_multigpu: need at least one row per rank ({n} rows, {ranks.size} ranks)")
         return 1
 
-    gpu = kokkos.get_memory_space_available("CudaSpace") and cupy is not None
+    gpu = kokkos.get_memory_space_available("CudaSpace") and cupy is not None and args.space != "host"
+    if args.space == "device" and not gpu:
+        raise SystemExit("heat_multigpu: --space device needs a CUDA Kokkos and CuPy")
     if gpu:
         local_rank = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_RANK", os.environ.get("MPI_LOCALRANKID", ranks.rank)))
         kokkos.initialize(device_id=local_rank % cupy.cuda.runtime.getDeviceCount())
@@ -239,11 +259,18 @@ def main(argv: list[str] | None = None) -> int:
     else:
         kokkos.initialize()
     space = kokkos.CudaSpace if gpu else kokkos.HostSpace
+    devices = ranks.comm.allgather(kokkos.device_id()) if gpu and ranks.comm else [0]
+    shared = len(set(devices)) < len(devices)  # NCCL refuses two ranks on one GPU
     exchange_kind = args.exchange
     if exchange_kind == "auto":
-        exchange_kind = "nccl" if gpu and _has_nccl() else "mpi"
+        exchange_kind = "nccl" if gpu and _has_nccl() and not shared else "mpi"
     if exchange_kind == "nccl" and not gpu:
         raise SystemExit("heat_multigpu: --exchange nccl needs a CUDA Kokkos and CuPy with NCCL")
+    if exchange_kind in ("nccl", "torch") and gpu and shared:
+        raise SystemExit(
+            f"heat_multigpu: NCCL needs one GPU per rank, and these ranks share GPUs (devices {devices}): "
+            "use --exchange mpi, or --space host for torch.distributed over gloo"
+        )
 
     counts = [n // ranks.size + (1 if k < n % ranks.size else 0) for k in range(ranks.size)]
     first = 1 + sum(counts[: ranks.rank])
@@ -257,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     if gpu:
         # CuPy works on the Views' memory on Kokkos' own stream: no copies,
         # no device-wide synchronization between Kokkos' and CuPy's work.
-        stream = cupy.cuda.ExternalStream(u.__cuda_array_interface__["stream"])
+        stream = external_stream(u.__cuda_array_interface__["stream"])
         stream.use()
         xp, arr = cupy, cupy.asarray
     else:

@@ -114,7 +114,7 @@ def test_heat_example_ranks_agree_with_one(nprocs):
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="needs PyTorch")
 def test_heat_example_through_torch_distributed():
     # gloo on host Views: the tensors are the Views' memory (torch.from_dlpack).
-    proc = mpirun(2, [EXAMPLE, "--n", "48", "--steps", "100", "--exchange", "torch"], timeout=300)
+    proc = mpirun(2, [EXAMPLE, "--n", "48", "--steps", "100", "--exchange", "torch", "--space", "host"], timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 rank(s)" in proc.stdout and "exchange torch" in proc.stdout
     assert "max |ranks - serial| = 0" in proc.stdout and ": OK" in proc.stdout
@@ -138,3 +138,26 @@ def test_heat_example_two_ranks_share_one_gpu_through_staging():
     proc = mpirun(2, [EXAMPLE, "--n", "128", "--steps", "200", "--exchange", "mpi"], timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 rank(s)" in proc.stdout and "GPU (device" in proc.stdout and ": OK" in proc.stdout
+
+
+@pytest.mark.cuda
+@needs_mpi
+@pytest.mark.skipif(not (HAS_CUDA and HAS_CUPY), reason="needs a CUDA Kokkos and CuPy")
+def test_heat_example_on_a_shared_gpu_picks_mpi_and_refuses_nccl():
+    import cupy
+
+    if cupy.cuda.runtime.getDeviceCount() >= 2:
+        pytest.skip("two ranks get two GPUs here")
+    proc = mpirun(2, [EXAMPLE, "--n", "64", "--steps", "20"], timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "exchange mpi" in proc.stdout and ": OK" in proc.stdout
+    for exchange in ("nccl", "torch"):
+        proc = mpirun(2, [EXAMPLE, "--n", "64", "--steps", "20", "--exchange", exchange], timeout=300)
+        assert proc.returncode != 0
+        assert "NCCL needs one GPU per rank" in proc.stderr, proc.stdout + proc.stderr
+
+
+@pytest.mark.skipif(HAS_CUDA and HAS_CUPY, reason="this machine can put the field on a GPU")
+def test_heat_example_without_a_gpu_refuses_space_device():
+    proc = python(EXAMPLE, "--n", "16", "--steps", "2", "--space", "device", timeout=120)
+    assert proc.returncode != 0 and "--space device needs a CUDA Kokkos and CuPy" in proc.stderr

