@@ -58,7 +58,9 @@ typedef enum kp_status {
   KP_E_ARG          /* bad argument: ValueError */
 } kp_status;
 
-/* Filled by a failing bridge call; always NUL-terminated. */
+/* Filled by a failing bridge call; always NUL-terminated. Callers set
+ * message[0] = 0 only (clearing all 512 bytes costs more than a small
+ * allocation on the hot paths) and read it only after a failure. */
 typedef struct kp_error {
   char message[512];
 } kp_error;

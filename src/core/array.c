@@ -233,7 +233,6 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
   PyObject *first = a[0], *shape = unset_if_none(a[1]), *label = unset_if_none(a[2]), *arr = unset_if_none(a[3]);
   PyObject *dtype_o = unset_if_none(a[4]), *space_o = unset_if_none(a[5]), *layout_o = unset_if_none(a[6]);
   PyObject *order = unset_if_none(a[9]);
-  PyObject *shape_seq = NULL, *res = NULL;
 
   if (PyUnicode_Check(first) && !label) {
     label = first;
@@ -285,17 +284,11 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
   spec.layout = KP_LAYOUT_RIGHT;
   if (dtype_o && (spec.dtype = kp_arg_dtype(st, dtype_o, where)) < 0) return NULL;
   if (layout_o && (spec.layout = kp_arg_layout(st, layout_o, where)) < 0) return NULL;
-  if (PyList_Check(shape) || PyTuple_Check(shape)) {
-    shape_seq = PySequence_Tuple(shape);
-    if (!shape_seq || check_shape_list(shape_seq, shape, where) < 0) goto done;
-    shape = shape_seq;
-  }
-  if (kp_parse_shape(shape, &spec, dynamic ? KP_MAX_RANK - 1 : KP_MAX_RANK, where) < 0) goto done;
-  if (!label && !(label = default_label(st, dynamic, spec.dtype, spec.rank, spec.layout, spec.space))) goto done;
-  res = (PyObject *)kp_view_allocate(st, &spec, label);
-done:
-  Py_XDECREF(shape_seq);
-  return res;
+  /* only type checks (no Python code runs): the list is read in place */
+  if ((PyList_Check(shape) || PyTuple_Check(shape)) && check_shape_list(shape, shape, where) < 0) return NULL;
+  if (kp_parse_shape(shape, &spec, dynamic ? KP_MAX_RANK - 1 : KP_MAX_RANK, where) < 0) return NULL;
+  if (!label && !(label = default_label(st, dynamic, spec.dtype, spec.rank, spec.layout, spec.space))) return NULL;
+  return (PyObject *)kp_view_allocate(st, &spec, label);
 }
 
 const char kp_doc_array[] =

@@ -230,7 +230,8 @@ static int run_host(const kp_plan *p, char *dst, const char *src, size_t is, siz
   }
   int parallel = bytes >= KP_HOST_PARALLEL_BYTES && p->shape[0] > 1 && kp_bridge_host_concurrency() > 1;
   kp_status st = KP_OK;
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   Py_BEGIN_ALLOW_THREADS
   if (parallel)
     st = kp_bridge_host_parallel(fill ? "kokkos.deep_copy(host fill)" : "kokkos.deep_copy(host copy)",
@@ -276,7 +277,8 @@ static int64_t *to_i64(const Py_ssize_t *in, int rank, int64_t *out) {
 /* Bridge strided copy within one space, GIL released. */
 static int bridge_strided(int space, size_t is, const kp_plan *p, char *dst, const char *src, const char *where) {
   int64_t e[KP_MAX_RANK], d[KP_MAX_RANK], s[KP_MAX_RANK];
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status st;
   int rank = p->rank;
   Py_BEGIN_ALLOW_THREADS
@@ -291,7 +293,8 @@ static int bridge_bytes(int dspace, char *dst, PyObject *dlabel, int sspace, con
   const char *dl = dlabel ? PyUnicode_AsUTF8(dlabel) : "";
   const char *sl = slabel ? PyUnicode_AsUTF8(slabel) : "";
   if (!dl || !sl) return -1;
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status st;
   Py_BEGIN_ALLOW_THREADS
   st = kp_bridge_copy_bytes(dspace, dst, dl, sspace, src, sl, bytes, &err);
@@ -365,7 +368,8 @@ static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *pp, size_t is
 
   /* 4. staging: make the source contiguous in its own space (if it is not),
    * move the bytes, then scatter in the destination's space. */
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   void *stage_src = NULL, *stage_dst = NULL;
   int rc = -1;
   Py_ssize_t cstr[KP_MAX_RANK];
@@ -442,7 +446,8 @@ static int fill_view_pinned(kp_view *dst, const char *value, const char *where) 
     rc = run_host(&p, dst->data, value, is, (size_t)kp_view_size(dst) * is, 1, where);
   } else {
     int64_t e[KP_MAX_RANK], s[KP_MAX_RANK];
-    kp_error err = {{0}};
+    kp_error err;
+    err.message[0] = 0;
     kp_status st;
     Py_BEGIN_ALLOW_THREADS
     st = kp_bridge_fill(dst->space, is, p.rank, to_i64(p.shape, p.rank, e), dst->data, to_i64(p.dst, p.rank, s), value,

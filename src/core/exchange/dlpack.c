@@ -120,7 +120,8 @@ void kp_dlpack_device_of(int space, int32_t *device_type, int32_t *device_id) {
 /* Blocks until Kokkos' queued work is done, GIL released; -1 with exception. */
 static int fence_kokkos(const char *where) {
   if (!kp_bridge_is_initialized()) return 0; /* nothing can be queued */
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s;
   Py_BEGIN_ALLOW_THREADS
   s = kp_bridge_fence("kokkos.View.__dlpack__", &err);
@@ -130,7 +131,8 @@ static int fence_kokkos(const char *where) {
 
 /* Waits for a foreign stream (protocol integer) of space's backend. */
 static int wait_stream(int space, uintptr_t stream, const char *where) {
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s;
   Py_BEGIN_ALLOW_THREADS
   s = kp_bridge_stream_synchronize(space, stream, &err);
@@ -141,7 +143,8 @@ static int wait_stream(int space, uintptr_t stream, const char *where) {
 /* Makes stream `waiter` (a protocol integer) of space's backend wait for
  * the work Kokkos queued so far on its own stream; -1 with exception. */
 static int order_after_kokkos(int space, uintptr_t waiter, const char *where) {
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s = kp_bridge_stream_wait(space, waiter, kp_bridge_kokkos_stream(space), &err);
   return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
 }
@@ -154,7 +157,8 @@ static int order_after_kokkos(int space, uintptr_t waiter, const char *where) {
 int kp_order_import(int space, uintptr_t producer, const char *where) {
   if (kp_bridge_space_host_accessible(space)) return wait_stream(space, producer, where);
   if (kp_runtime_ensure() < 0) return -1;
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s = kp_bridge_stream_wait(space, kp_bridge_kokkos_stream(space), producer, &err);
   return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
 }

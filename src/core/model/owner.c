@@ -65,7 +65,8 @@ static void owner_free_memory(kp_owner *o) {
   if (o->released) return;
   o->released = 1;
   if (o->kind == KP_OWNER_KOKKOS && o->data) {
-    kp_error err = {{0}};
+    kp_error err;
+    err.message[0] = 0;
     if (owner_deallocate(o, &err) != KP_OK) {
       /* Never let it cross into Python as a crash; report and move on. */
       PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "kokkos: freeing View memory failed: %s", err.message);
@@ -112,7 +113,7 @@ static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *da
   o->interface_exported = 0;
   o->prev = o->next = NULL;
   o->weakreflist = NULL;
-  PyObject_GC_Track(o);
+  /* tracked by the GC only where it references other objects: the callers */
   return o;
 }
 
@@ -121,7 +122,8 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
   const char *clabel = label ? PyUnicode_AsUTF8(label) : "";
   if (!clabel) return NULL;
   void *p = NULL;
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s;
   if (space == KP_SPACE_HOST && bytes < ((size_t)1 << 16)) {
     /* small host allocations: taking the GIL back costs more than they do */
@@ -150,8 +152,8 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
   if (space == KP_SPACE_HOST) o->host_bytes = bytes;
   o->label = Py_XNewRef(label);
   registry_add(o);
-  /* It references only its str label: no cycle can pass through it. */
-  PyObject_GC_UnTrack(o);
+  /* It references only its str label: no cycle can pass through it, so the
+   * GC never tracks it. */
   return o;
 }
 
@@ -166,6 +168,7 @@ kp_owner *kp_owner_from_pyobject(kp_state *st, int space, void *data, PyObject *
     o->buffer = *buffer; /* moved in: released in dealloc */
     o->has_buffer = 1;
   }
+  PyObject_GC_Track(o);
   return o;
 }
 
@@ -184,6 +187,7 @@ kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*dele
   o->deleter = deleter;
   o->deleter_ctx = ctx;
   if (kokkos_bound) registry_add(o);
+  PyObject_GC_Track(o);
   return o;
 }
 
@@ -211,7 +215,8 @@ static void owner_dealloc(kp_owner *o) {
   if (!o->released) {
     if (o->kind == KP_OWNER_KOKKOS && o->data) {
       if (kp_bridge_is_initialized()) {
-        kp_error err = {{0}};
+        kp_error err;
+        err.message[0] = 0;
         owner_deallocate(o, &err);
       }
     } else if (o->kind == KP_OWNER_EXTERNAL && o->deleter) {

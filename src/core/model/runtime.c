@@ -30,7 +30,8 @@ static void kp_on_kokkos_finalize(void) {
 }
 
 static int kp_initialize_with(int argc, char **argv, const kp_init_settings *settings) {
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s = kp_bridge_initialize(argc, argv, settings, &err);
   if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.initialize()");
   s = kp_bridge_set_finalize_hook(kp_on_kokkos_finalize, &err);
@@ -143,7 +144,8 @@ done:
 
 static PyObject *kp_py_finalize(PyObject *module, PyObject *unused) {
   if (!kp_bridge_is_initialized()) Py_RETURN_NONE;
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s = kp_bridge_finalize(&err);
   if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.finalize()") < 0 ? NULL : NULL;
   Py_RETURN_NONE;
@@ -183,7 +185,8 @@ static PyObject *kp_py_fence(PyObject *module, PyObject *const *args, Py_ssize_t
     if (!label) return NULL;
   }
   if (kp_runtime_ensure() < 0) return NULL;
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s;
   Py_BEGIN_ALLOW_THREADS
   s = kp_bridge_fence(label, &err);
@@ -200,7 +203,8 @@ static PyObject *kp_py_configuration(PyObject *module, PyObject *const *args, Py
   if (detail < 0) return NULL;
   if (kp_runtime_ensure() < 0) return NULL;
   char *text = NULL;
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s = kp_bridge_print_configuration(detail, &text, &err);
   if (s != KP_OK) {
     kp_raise_bridge(s, &err, "kokkos.print_configuration()");
@@ -296,7 +300,8 @@ static PyMethodDef kp_runtime_functions[] = {
 int kp_runtime_add(PyObject *module) {
   if (PyModule_AddFunctions(module, kp_runtime_functions) < 0) return -1;
   /* Kokkos runs the hook at finalize even if C++ code finalizes. */
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   if (kp_bridge_set_finalize_hook(kp_on_kokkos_finalize, &err) != KP_OK)
     return kp_raise_bridge(KP_E_KOKKOS, &err, "import kokkos");
   return 0;

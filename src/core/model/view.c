@@ -224,7 +224,27 @@ int kp_view_require_host(kp_view *v, PyObject *exc, const char *what) {
 /* ---- construction from Python ------------------------------------------------------------ */
 
 /* Parses a shape argument (int or sequence of ints) into spec. */
+/* A list or tuple of exact ints, read in place: nothing runs Python code
+ * while it is read (no __index__), so it cannot change. 1: done, 0: take
+ * the general path. */
+static int parse_exact_ints(PyObject *obj, kp_view_spec *spec, int max_rank) {
+  if (!PyTuple_CheckExact(obj) && !PyList_CheckExact(obj)) return 0;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+  if (n > max_rank) return 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *item = PySequence_Fast_GET_ITEM(obj, i);
+    if (!PyLong_CheckExact(item)) return 0;
+    int overflow = 0;
+    long long e = PyLong_AsLongLongAndOverflow(item, &overflow);
+    if (overflow || e < 0) return 0; /* the general path says what is wrong */
+    spec->shape[i] = (Py_ssize_t)e;
+  }
+  spec->rank = (int)n;
+  return 1;
+}
+
 int kp_parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const char *where) {
+  if (parse_exact_ints(obj, spec, max_rank)) return 0;
   PyObject *seq = NULL;
   if (PyLong_Check(obj) ||
       (!PySequence_Check(obj) && Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_index)) {

@@ -328,7 +328,8 @@ static PyObject *kp_programming_interface_fence(PyObject *self, PyObject *const 
   }
   if (nargs == 1 && kp_tools_u32(args[0], "kokkos.tools.ToolProgrammingInterface.fence()", "device_id", &device_id) < 0)
     return NULL;
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s;
   Py_BEGIN_ALLOW_THREADS
   s = kp_tools_bridge_tool_fence(device_id, &err);
@@ -719,7 +720,8 @@ static PyObject *kp_tools_push_region(PyObject *mod, PyObject *name) {
 static PyObject *kp_tools_internal(int test) {
   const char *where = test ? "kokkos.tools._internal.test()" : "kokkos.tools._internal.setup()";
   if (kp_tools_require_runtime(where) < 0) return NULL;
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s = test ? kp_tools_bridge_internal_test(&err) : kp_tools_bridge_internal_setup(&err);
   if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;
   Py_RETURN_NONE;
@@ -852,14 +854,16 @@ static PyObject *kp_tools_profile_library_loaded(PyObject *mod, PyObject *unused
 }
 
 static PyObject *kp_tools_pause(PyObject *mod, PyObject *unused) {
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s = kp_tools_bridge_pause(&err);
   if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.tools.pause_tools()"), NULL;
   Py_RETURN_NONE;
 }
 
 static PyObject *kp_tools_resume(PyObject *mod, PyObject *unused) {
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s = kp_tools_bridge_resume(&err);
   if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.tools.resume_tools()"), NULL;
   Py_RETURN_NONE;
@@ -899,7 +903,8 @@ static PyObject *kp_tools_set_callback(PyObject *mod, PyObject *const *args, Py_
                  name);
     return NULL;
   }
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s;
   PyObject *old = kp_tools_g.callables[event];
   if (fn == Py_None) {

@@ -796,7 +796,8 @@ static PyObject *kp_tuning_declare(PyObject *const *args, Py_ssize_t nargs, int 
   kp_tuning_info info;
   void *owned = NULL;
   if (kp_variable_info_to_c((kp_variable_info *)args[1], &info, &owned) < 0) return NULL;
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   size_t id = 0;
   kp_status s = kp_tuning_bridge_declare_type(output, name, &info, &id, &err);
   PyMem_Free(owned);
@@ -895,7 +896,8 @@ static PyObject *kp_tuning_request_output_values(PyObject *mod, PyObject *const 
   if (kp_tuning_values_arg(args[1], where, "inputs", 0, &in_items, &in, &n_in) < 0) goto done;
   if (kp_tuning_values_arg(args[2], where, "outputs", 1, &out_items, &out, &n_out) < 0) goto done;
   if (kp_tools_require_runtime(where) < 0) goto done;
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s = kp_tuning_bridge_request_output_values(context_id, n_in, in, n_out, out, &err);
   if (s != KP_OK) {
     kp_raise_bridge(s, &err, where);
@@ -924,7 +926,8 @@ done:
     size_t id;                                                              \
     if (kp_tuning_size_arg(arg, where, "context_id", &id) < 0) return NULL; \
     if (kp_tools_require_runtime(where) < 0) return NULL;                   \
-    kp_error err = {{0}};                                                   \
+    kp_error err;                                                           \
+    err.message[0] = 0;                                                     \
     kp_status s = bridge_fn(id, &err);                                      \
     if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;           \
     Py_RETURN_NONE;                                                         \
@@ -951,7 +954,8 @@ static PyObject *kp_tuning_declare_optimization_goal(PyObject *mod, PyObject *co
   int type = kp_tuning_enum_arg(PyTuple_GET_ITEM(goal, 1), kp_goal_names, 2, where, "goal.goal", "OptimizationType");
   if (type < 0) return NULL;
   if (kp_tools_require_runtime(where) < 0) return NULL;
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s = kp_tuning_bridge_declare_optimization_goal(context_id, type_id, type, &err);
   if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;
   Py_RETURN_NONE;
