@@ -295,7 +295,7 @@ bool try_transpose(const strided_shape &arg_shape, void *arg_dst, const void *ar
   // TB/s for Kokkos' automatic team size. Host backends choose their own.
   const int league = static_cast<int>(tiles0 * tiles1);
   Kokkos::TeamPolicy<exec> policy = runs_on_host<exec>() ? Kokkos::TeamPolicy<exec>(league, Kokkos::AUTO)
-                                                          : Kokkos::TeamPolicy<exec>(league, kp_gpu_team);
+                                                         : Kokkos::TeamPolicy<exec>(league, kp_gpu_team);
   policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(T) * kp_tile * (kp_tile + 1)));
   Kokkos::parallel_for("kokkos.deep_copy(transpose)", policy, f);
   exec().fence();
