@@ -291,3 +291,18 @@ def test_large_host_copies_and_fills_match_numpy(shape, dtype):
     expect = src.copy()
     (expect[1:-1, ::2] if len(shape) == 2 else expect[:, 1:, ::3])[...] = 5
     assert (np.asarray(left) == expect).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int16, np.int8, np.complex128])
+@pytest.mark.parametrize("offset", [0, 1, 3])
+def test_very_large_fills_write_exactly_the_view(dtype, offset):
+    # From 16 MiB on, contiguous host fills use non-temporal stores: an
+    # aligned body, plain stores for the unaligned head and the tail. The
+    # View starts `offset` elements into a NumPy array, so the head varies;
+    # the elements around it must stay untouched.
+    n = (1 << 24) // np.dtype(dtype).itemsize + 5
+    base = np.zeros(n + 8, dtype=dtype)
+    inside = base[offset : offset + n]
+    kokkos.deep_copy(kokkos.asarray(inside), 3)
+    assert (inside == 3).all()
+    assert (base[:offset] == 0).all() and (base[offset + n :] == 0).all()
