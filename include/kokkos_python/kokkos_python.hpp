@@ -54,50 +54,17 @@ namespace kokkos_python {
 
 // ---- errors ---------------------------------------------------------------
 
-namespace detail {
-
-// Takes the current exception out of the error indicator: a new reference
-// to the exception object (its traceback attached), or nullptr when none is
-// set. Python 3.12 replaced the (type, value, traceback) triple and
-// deprecated the calls that take it apart.
-inline PyObject *fetch_exception() noexcept {
-#if PY_VERSION_HEX >= 0x030C0000
-  return PyErr_GetRaisedException();
-#else
-  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
-  PyErr_Fetch(&type, &value, &traceback);
-  if (!type) return nullptr;
-  PyErr_NormalizeException(&type, &value, &traceback);
-  if (value && traceback) PyException_SetTraceback(value, traceback);
-  Py_XDECREF(type);
-  Py_XDECREF(traceback);
-  return value;
-#endif
-}
-
-// Sets the error indicator to arg_exc (a reference it takes over).
-inline void restore_exception(PyObject *arg_exc) noexcept {
-#if PY_VERSION_HEX >= 0x030C0000
-  PyErr_SetRaisedException(arg_exc);
-#else
-  if (!arg_exc) return;
-  PyObject *type = reinterpret_cast<PyObject *>(Py_TYPE(arg_exc));
-  Py_INCREF(type);
-  PyErr_Restore(type, arg_exc, PyException_GetTraceback(arg_exc));
-#endif
-}
-
-}  // namespace detail
-
 // A Python exception taken out of the interpreter's error indicator, to
 // travel through C++ as an exception. restore() puts it back (so a CPython
 // function can `return nullptr`); what() is its message.
 class python_error : public std::exception {
  public:
   // Takes the current Python exception (the GIL must be held).
-  python_error() : m_exc(detail::fetch_exception()) {
-    if (m_exc) {
-      PyObject *s = PyObject_Str(m_exc);
+  python_error() {
+    PyErr_Fetch(&m_type, &m_value, &m_traceback);
+    PyErr_NormalizeException(&m_type, &m_value, &m_traceback);
+    if (m_value) {
+      PyObject *s = PyObject_Str(m_value);
       const char *c = s ? PyUnicode_AsUTF8(s) : nullptr;
       m_what = c ? c : "Python error";
       Py_XDECREF(s);
@@ -106,26 +73,38 @@ class python_error : public std::exception {
       m_what = "unknown Python error";
     }
   }
-  python_error(const python_error &arg_other) : m_exc(arg_other.m_exc), m_what(arg_other.m_what) { Py_XINCREF(m_exc); }
+  python_error(const python_error &arg_other)
+      : m_type(arg_other.m_type),
+        m_value(arg_other.m_value),
+        m_traceback(arg_other.m_traceback),
+        m_what(arg_other.m_what) {
+    Py_XINCREF(m_type);
+    Py_XINCREF(m_value);
+    Py_XINCREF(m_traceback);
+  }
   python_error &operator=(const python_error &) = delete;
   ~python_error() override {
-    if (!m_exc) return;
+    if (!m_type && !m_value && !m_traceback) return;
     if (!Py_IsInitialized()) return;  // interpreter gone: leak rather than crash
     PyGILState_STATE g = PyGILState_Ensure();
-    Py_DECREF(m_exc);
+    Py_XDECREF(m_type);
+    Py_XDECREF(m_value);
+    Py_XDECREF(m_traceback);
     PyGILState_Release(g);
   }
   // Sets the Python error indicator to this exception (again); call once.
   void restore() {
-    detail::restore_exception(m_exc);
-    m_exc = nullptr;
+    PyErr_Restore(m_type, m_value, m_traceback);
+    m_type = m_value = m_traceback = nullptr;
   }
   // The exception type (borrowed; nullptr after restore()).
-  PyObject *type() const noexcept { return m_exc ? reinterpret_cast<PyObject *>(Py_TYPE(m_exc)) : nullptr; }
+  PyObject *type() const noexcept { return m_type; }
   const char *what() const noexcept override { return m_what.c_str(); }
 
  private:
-  PyObject *m_exc = nullptr;
+  PyObject *m_type = nullptr;
+  PyObject *m_value = nullptr;
+  PyObject *m_traceback = nullptr;
   std::string m_what;
 };
 

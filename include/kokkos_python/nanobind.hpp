@@ -62,7 +62,9 @@ struct text {
 // is not all the caller hears. Clears the error; never throws. Under
 // -W error the warning itself fails and is dropped: the TypeError remains.
 inline void report_load_error() noexcept {
-  PyObject *value = ::kokkos_python::detail::fetch_exception();
+  PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
   PyObject *text = value ? PyObject_Str(value) : nullptr;
   const char *msg = text ? PyUnicode_AsUTF8(text) : nullptr;
   if (!msg) PyErr_Clear();
@@ -70,7 +72,9 @@ inline void report_load_error() noexcept {
                        msg ? msg : "a kokkos.View argument failed to load") < 0)
     PyErr_Clear();
   Py_XDECREF(text);
+  Py_XDECREF(type);
   Py_XDECREF(value);
+  Py_XDECREF(tb);
 }
 
 }  // namespace nanobind_detail
