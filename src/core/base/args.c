@@ -92,6 +92,11 @@ static int parse(const char *where, PyObject *const *args, Py_ssize_t nargs, PyO
 
 int kp_args_parse(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                   PyObject **out) {
+  if (!kwnames && nargs >= sig->required && nargs <= sig->positional) {
+    /* positional arguments only, all of them wanted: nothing to match */
+    for (int i = 0; i < sig->count; ++i) out[i] = i < nargs ? args[i] : NULL;
+    return 0;
+  }
   PyObject *names[KP_ARGS_MAX];
   for (int i = 0; i < sig->count; ++i) names[i] = st->kw[sig->kw[i]];
   if (parse(sig->name, args, nargs, kwnames, names, sig->count, sig->positional, sig->posonly, out) < 0) return -1;
