@@ -91,6 +91,26 @@ def test_gpu_awareness_needs_mpi_initialized():
     )
 
 
+def test_gpu_awareness_without_mpi4py_says_to_install_it():
+    # mpi4py made unimportable: the question cannot be answered without it
+    succeeded(
+        run_python(
+            """
+            import sys
+            sys.modules["mpi4py"] = None
+            from kokkos import mpi as kmpi
+            try:
+                kmpi.cuda_aware()
+            except RuntimeError as e:
+                assert "needs mpi4py (pip install mpi4py)" in str(e), e
+                print("refused")
+            """,
+            unset=("KOKKOS_MPI_GPU_AWARE",),
+        ),
+        "refused",
+    )
+
+
 @needs_mpi
 def test_mpi_helpers_under_mpirun():
     proc = mpirun(2, [str(SCENARIOS / "mpi_views.py")])
