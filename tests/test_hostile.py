@@ -94,6 +94,19 @@ def test_non_integer_extents_are_type_errors(shape):
         kokkos.View(shape)
 
 
+def test_shape_list_whose_item_repr_empties_it():
+    # kokkos.array reads a list shape in place; the error message's reprs
+    # run Python code that may drop the very item being reported.
+    class Emptying(float):
+        def __repr__(self):
+            shape.clear()
+            return "Emptying()"
+
+    shape = [2, Emptying(1.5)]
+    with pytest.raises(TypeError, match=r"shape\[1\] = Emptying\(\) is not an int"):
+        kokkos.array(shape)
+
+
 @pytest.mark.parametrize("shape", [None, 1.5, object()])
 def test_non_sequence_shapes_are_type_errors(shape):
     with pytest.raises(TypeError, match="shape"):

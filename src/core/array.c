@@ -83,8 +83,9 @@ static int check_label(PyObject *label, const char *where) {
 }
 
 /* A flat list or tuple given as kokkos.array's first argument is a shape:
- * say so when it holds data instead. */
-static int check_shape_list(PyObject *seq, PyObject *given, const char *where) {
+ * say so when it holds data instead. Type checks only, so nothing can
+ * change a list while it is read. */
+static int check_shape_list(PyObject *seq, const char *where) {
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject *e = PySequence_Fast_GET_ITEM(seq, i);
@@ -97,10 +98,13 @@ static int check_shape_list(PyObject *seq, PyObject *given, const char *where) {
       return -1;
     }
     if (PyFloat_Check(e) || PyComplex_Check(e) || PyUnicode_Check(e) || PyBytes_Check(e)) {
+      /* the reprs below may run Python code that changes a list: hold e */
+      Py_INCREF(e);
       PyErr_Format(PyExc_TypeError,
                    "%s: a flat list or tuple is read as the View's shape (as in pykokkos-base), and shape[%zd] = %R "
                    "is not an int; to make a View holding these values use kokkos.array(numpy.array(%R))",
-                   where, i, e, given);
+                   where, i, e, seq);
+      Py_DECREF(e);
       return -1;
     }
   }
@@ -285,7 +289,7 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
   if (dtype_o && (spec.dtype = kp_arg_dtype(st, dtype_o, where)) < 0) return NULL;
   if (layout_o && (spec.layout = kp_arg_layout(st, layout_o, where)) < 0) return NULL;
   /* only type checks (no Python code runs): the list is read in place */
-  if ((PyList_Check(shape) || PyTuple_Check(shape)) && check_shape_list(shape, shape, where) < 0) return NULL;
+  if ((PyList_Check(shape) || PyTuple_Check(shape)) && check_shape_list(shape, where) < 0) return NULL;
   if (kp_parse_shape(shape, &spec, dynamic ? KP_MAX_RANK - 1 : KP_MAX_RANK, where) < 0) return NULL;
   if (!label && !(label = default_label(st, dynamic, spec.dtype, spec.rank, spec.layout, spec.space))) return NULL;
   return (PyObject *)kp_view_allocate(st, &spec, label);
