@@ -20,43 +20,15 @@ import argparse
 import os
 import pickle
 import sys
-import timeit
 from pathlib import Path
 
 import numpy as np
+from timing import compare
 
 import kokkos
 
 ROOT = Path(__file__).resolve().parent.parent
 MB80 = 10_000_000  # doubles: 80 MB
-
-
-def per_call(stmt, glb, number):
-    return min(timeit.Timer(stmt, globals=glb).repeat(repeat=3, number=number)) / number
-
-
-def calibrate(stmt, glb, target=0.02):
-    """Calls per timing so that one timing takes about target seconds."""
-    t = timeit.Timer(stmt, globals=glb)
-    n = 1
-    while True:
-        elapsed = t.timeit(n)
-        if elapsed >= target / 10 or n >= 1 << 20:
-            return max(1, int(n * target / max(elapsed, 1e-9)))
-        n *= 4
-
-
-def compare(ours, ref, glb, rounds):
-    """Median over rounds of (ratio, ours, ref), each round timing both back
-    to back, so load from other processes hits both alike."""
-    n_ours, n_ref = calibrate(ours, glb), calibrate(ref, glb)
-    samples = []
-    for _ in range(rounds):
-        o = per_call(ours, glb, n_ours)
-        r = per_call(ref, glb, n_ref)
-        samples.append((o / r, o, r))
-    samples.sort()
-    return samples[len(samples) // 2]
 
 
 def cxx_modules():

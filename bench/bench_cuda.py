@@ -6,9 +6,9 @@ for overheads). Run: python bench/bench_cuda.py
 """
 
 import sys
-import timeit
 
 import numpy as np
+from timing import compare
 
 import kokkos
 
@@ -33,17 +33,6 @@ def gpu_time(fn, repeat=20, warmup=3):
         end.synchronize()
         times.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
     return float(np.median(times))
-
-
-def paired(ours, ref, g, number=5000, rounds=7):
-    """Seconds per call of two statements, each the best of `rounds` timings
-    taken alternately, so that drifts in clock speed or the GPU's state hit
-    both alike."""
-    best_ours = best_ref = float("inf")
-    for _ in range(rounds):
-        best_ours = min(best_ours, timeit.timeit(ours, number=number, globals=g) / number)
-        best_ref = min(best_ref, timeit.timeit(ref, number=number, globals=g) / number)
-    return best_ours, best_ref
 
 
 def overhead(name, ours, ref, goal):
@@ -99,16 +88,16 @@ def main():
     # a CuPy array's memory through its __cuda_array_interface__ as well
     obj = type("CAI", (), {"__cuda_array_interface__": csmall.__cuda_array_interface__})()
     g = dict(cp=cp, kokkos=kokkos, small=small, csmall=csmall, obj=obj)
-    t_ours, t_cai = paired("cp.asarray(small)", "cp.asarray(obj)", g)
+    _, t_ours, t_cai = compare("cp.asarray(small)", "cp.asarray(obj)", g)
     overhead(
         "cupy.asarray(view) vs cupy.asarray(CAI holder)",
         t_ours,
         t_cai,
         "<= 1.2x (the holder carries a CuPy array's CAI dict, made once)",
     )
-    t_ours, t_ref = paired("kokkos.asarray(csmall)", "cp.asarray(obj)", g)
+    _, t_ours, t_ref = compare("kokkos.asarray(csmall)", "cp.asarray(obj)", g)
     overhead("kokkos.asarray(cupy array) vs cupy.asarray(CAI holder)", t_ours, t_ref, "<= 1.2x")
-    t_ours, t_ref = paired(
+    _, t_ours, t_ref = compare(
         "kokkos.View((1000,), space=kokkos.CudaSpace)",
         "cp.zeros(1000); sync()",
         g | {"sync": cp.cuda.Device().synchronize},
@@ -121,11 +110,11 @@ def main():
         return
     tsmall = torch.zeros(1000, device="cuda", dtype=torch.float64)
     g.update(torch=torch, tsmall=tsmall)
-    t_ours, t_ref = paired("torch.from_dlpack(small)", "torch.from_dlpack(csmall)", g)
+    _, t_ours, t_ref = compare("torch.from_dlpack(small)", "torch.from_dlpack(csmall)", g)
     overhead("torch.from_dlpack(view) vs torch.from_dlpack(cupy array)", t_ours, t_ref, "<= 1.0x")
-    t_ours, t_ref = paired("kokkos.from_dlpack(tsmall)", "cp.from_dlpack(tsmall)", g)
+    _, t_ours, t_ref = compare("kokkos.from_dlpack(tsmall)", "cp.from_dlpack(tsmall)", g)
     overhead("kokkos.from_dlpack(tensor) vs cupy.from_dlpack(tensor)", t_ours, t_ref, "<= 1.0x")
-    t_ours, t_ref = paired("kokkos.asarray(csmall)", "torch.as_tensor(csmall)", g)
+    _, t_ours, t_ref = compare("kokkos.asarray(csmall)", "torch.as_tensor(csmall)", g)
     overhead(
         "kokkos.asarray(cupy array) vs torch.as_tensor(cupy array)", t_ours, t_ref, "<= 1.0x (both read CuPy's CAI)"
     )

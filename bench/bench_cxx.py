@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-import timeit
 from pathlib import Path
 
 import numpy as np
@@ -18,23 +17,9 @@ import numpy as np
 import kokkos
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from timing import compare
+
 import cxx_build
-
-
-def per_call(stmt, glb, number):
-    return min(timeit.Timer(stmt, globals=glb).repeat(repeat=3, number=number)) / number
-
-
-def compare(ours, ref, glb, number=100000, rounds=7):
-    """Median over rounds of (ours, ref, ours / ref), each round timing both
-    back to back, so load from other processes hits both alike."""
-    samples = []
-    for _ in range(rounds):
-        o = per_call(ours, glb, number)
-        r = per_call(ref, glb, number)
-        samples.append((o / r, o, r))
-    samples.sort()
-    return samples[len(samples) // 2]
 
 
 def main():
@@ -71,9 +56,9 @@ def main():
         ("out: new 1000-element View from C++ (vs new array)", "pyb.view_new(1000)", "pyb.array_new(1000)"),
     ]
     for name, ours, ref in cases:
-        ratio, o, r = compare(ours, ref, g)
+        ratio, o, r = compare(ours, ref, g, number=100000)
         print(f"{name:<58} {o * 1e9:>6.0f} ns {r * 1e9:>6.0f} ns {ratio:>6.2f}x   goal <= 1.5x")
-    ratio, new, alloc = compare("pyb.view_new(1000)", "pyb.view_alloc_only(1000)", g)
+    ratio, new, alloc = compare("pyb.view_new(1000)", "pyb.view_alloc_only(1000)", g, number=100000)
     print(
         f"  (allocating the Kokkos::View in C++ alone takes {alloc * 1e9:.0f} ns of that; "
         f"the hand-over to Python {(new - alloc) * 1e9:.0f} ns)"

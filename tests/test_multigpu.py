@@ -70,45 +70,28 @@ def test_gpu_awareness_can_be_overridden(value, aware):
     )
 
 
+def cuda_aware_refused(setup, message):
+    """kokkos.mpi.cuda_aware() raises RuntimeError with message after setup
+    (lines of Python run first in a fresh interpreter)."""
+    code = setup + (
+        "\nfrom kokkos import mpi as kmpi\n"
+        "try:\n"
+        "    kmpi.cuda_aware()\n"
+        "except RuntimeError as e:\n"
+        f"    assert {message!r} in str(e), e\n"
+        "    print('refused')\n"
+    )
+    succeeded(run_python(code, unset=("KOKKOS_MPI_GPU_AWARE",)), "refused")
+
+
 @needs_mpi
 def test_gpu_awareness_needs_mpi_initialized():
-    succeeded(
-        run_python(
-            """
-            import mpi4py
-            mpi4py.rc.initialize = False
-            from mpi4py import MPI
-            from kokkos import mpi as kmpi
-            try:
-                kmpi.cuda_aware()
-            except RuntimeError as e:
-                assert "MPI is not initialized" in str(e), e
-                print("refused")
-            """,
-            unset=("KOKKOS_MPI_GPU_AWARE",),
-        ),
-        "refused",
-    )
+    cuda_aware_refused("import mpi4py\nmpi4py.rc.initialize = False\nfrom mpi4py import MPI", "MPI is not initialized")
 
 
 def test_gpu_awareness_without_mpi4py_says_to_install_it():
     # mpi4py made unimportable: the question cannot be answered without it
-    succeeded(
-        run_python(
-            """
-            import sys
-            sys.modules["mpi4py"] = None
-            from kokkos import mpi as kmpi
-            try:
-                kmpi.cuda_aware()
-            except RuntimeError as e:
-                assert "needs mpi4py (pip install mpi4py)" in str(e), e
-                print("refused")
-            """,
-            unset=("KOKKOS_MPI_GPU_AWARE",),
-        ),
-        "refused",
-    )
+    cuda_aware_refused("import sys\nsys.modules['mpi4py'] = None", "needs mpi4py (pip install mpi4py)")
 
 
 @needs_mpi

@@ -1,0 +1,36 @@
+"""Timing shared by the benchmarks: each call timed next to its reference,
+round after round, so that load from other processes and drifts in clock
+speed hit both alike."""
+
+import timeit
+
+
+def per_call(stmt, glb, number):
+    """Seconds per call: the best of three timings of `number` calls."""
+    return min(timeit.Timer(stmt, globals=glb).repeat(repeat=3, number=number)) / number
+
+
+def calibrate(stmt, glb, target=0.02):
+    """Calls per timing so that one timing takes about target seconds."""
+    t = timeit.Timer(stmt, globals=glb)
+    n = 1
+    while True:
+        elapsed = t.timeit(n)
+        if elapsed >= target / 10 or n >= 1 << 20:
+            return max(1, int(n * target / max(elapsed, 1e-9)))
+        n *= 4
+
+
+def compare(ours, ref, glb, rounds=7, number=None):
+    """Median over rounds of (ours / ref, ours, ref) in seconds per call, each
+    round timing both back to back. number: calls per timing (default:
+    calibrated per statement)."""
+    n_ours = number or calibrate(ours, glb)
+    n_ref = number or calibrate(ref, glb)
+    samples = []
+    for _ in range(rounds):
+        o = per_call(ours, glb, n_ours)
+        r = per_call(ref, glb, n_ref)
+        samples.append((o / r, o, r))
+    samples.sort()
+    return samples[len(samples) // 2]
