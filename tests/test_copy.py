@@ -306,3 +306,16 @@ def test_very_large_fills_write_exactly_the_view(dtype, offset):
     kokkos.deep_copy(kokkos.asarray(inside), 3)
     assert (inside == 3).all()
     assert (base[:offset] == 0).all() and (base[offset + n :] == 0).all()
+
+
+def test_very_large_fill_of_unaligned_memory_falls_back_to_plain_stores():
+    # float64 elements one byte off their alignment: no streamed stores
+    # (they need element-aligned memory); the plain loop fills it instead.
+    n = (1 << 24) // 8 + 5
+    raw = np.zeros(n * 8 + 9, dtype=np.uint8)
+    inside = raw[1 : 1 + n * 8].view(np.float64)
+    view = kokkos.asarray(inside)
+    assert view.data % 8 == 1
+    kokkos.deep_copy(view, 3.0)
+    assert (inside == 3.0).all()
+    assert raw[0] == 0 and not raw[1 + n * 8 :].any()
