@@ -25,12 +25,13 @@
 // functions returning PyObject* / bool / int return nullptr / false / -1
 // with the exception set; from_python<ViewT>(obj) throws python_error.
 //
-// Kokkos 3.4 to 4.x. Memory spaces without a kokkos counterpart (scratch
+// Kokkos 3.4 to develop (every version switch is in compat.hpp). Memory spaces without a kokkos counterpart (scratch
 // spaces, AnonymousSpace) and element types without a kokkos dtype are
 // compile-time errors.
 #ifndef KOKKOS_PYTHON_HPP
 #define KOKKOS_PYTHON_HPP
 
+#include "compat.hpp"
 #include "kokkos_python.h"
 
 #include <Kokkos_Core.hpp>
@@ -226,25 +227,15 @@ KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::CudaHostPinnedSpace, KOKKOS_PYTHON_CU
 KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::Experimental::HBWSpace, KOKKOS_PYTHON_HBW_SPACE)
 #endif
 #if defined(KOKKOS_ENABLE_HIP)
-#if KOKKOS_VERSION >= 40000
-namespace hip_spaces = ::Kokkos;  // the HIP spaces left Experimental in Kokkos 4.0
-#else
-namespace hip_spaces = ::Kokkos::Experimental;
-#endif
-KOKKOS_PYTHON_DETAIL_MAP(space_of, hip_spaces::HIPSpace, KOKKOS_PYTHON_HIP_SPACE)
-KOKKOS_PYTHON_DETAIL_MAP(space_of, hip_spaces::HIPHostPinnedSpace, KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE)
+KOKKOS_PYTHON_DETAIL_MAP(space_of, compat::hip::HIPSpace, KOKKOS_PYTHON_HIP_SPACE)
+KOKKOS_PYTHON_DETAIL_MAP(space_of, compat::hip::HIPHostPinnedSpace, KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE)
 #endif
 #if defined(KOKKOS_ENABLE_OPENMPTARGET)
 KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::Experimental::OpenMPTargetSpace, KOKKOS_PYTHON_OPENMP_TARGET_SPACE)
 #endif
 #if defined(KOKKOS_ENABLE_SYCL)
-#if KOKKOS_VERSION >= 40500
-namespace sycl_spaces = ::Kokkos;  // the SYCL spaces left Experimental in Kokkos 4.5
-#else
-namespace sycl_spaces = ::Kokkos::Experimental;
-#endif
-KOKKOS_PYTHON_DETAIL_MAP(space_of, sycl_spaces::SYCLSharedUSMSpace, KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE)
-KOKKOS_PYTHON_DETAIL_MAP(space_of, sycl_spaces::SYCLDeviceUSMSpace, KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE)
+KOKKOS_PYTHON_DETAIL_MAP(space_of, compat::sycl::SYCLSharedUSMSpace, KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE)
+KOKKOS_PYTHON_DETAIL_MAP(space_of, compat::sycl::SYCLDeviceUSMSpace, KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE)
 #endif
 
 template <class Layout>
@@ -507,12 +498,9 @@ class python_record_t final : public Kokkos::Impl::SharedAllocationRecord<void, 
 #if defined(KOKKOS_ENABLE_DEBUG)
             &debug_root(),
 #endif
-            reinterpret_cast<header *>(m_header), sizeof(header), &python_record_t::deallocate
-#if KOKKOS_VERSION >= 30600
-            ,
-            arg_label
-#endif
-            ),
+            reinterpret_cast<header *>(m_header),
+            sizeof(header),
+            &python_record_t::deallocate KOKKOS_PYTHON_COMPAT_RECORD_LABEL(arg_label)),
         m_view(arg_view),
         m_desc(arg_desc),
         m_label(arg_label) {
@@ -706,11 +694,11 @@ bool check(const kokkos_python_view_desc &arg_desc) {
                  label, arg_desc.data, dtype_name(info::dtype), alignof(typename info::element_type));
     return false;
   }
-  if (info::traits & KOKKOS_PYTHON_ALIGNED && address % KOKKOS_MEMORY_ALIGNMENT != 0) {
+  if (info::traits & KOKKOS_PYTHON_ALIGNED && address % compat::memory_alignment != 0) {
     PyErr_Format(PyExc_ValueError,
-                 "kokkos_python::from_python: View '%s' data at %p is not aligned to %d bytes, which the Aligned "
+                 "kokkos_python::from_python: View '%s' data at %p is not aligned to %zu bytes, which the Aligned "
                  "memory trait of %s requires",
-                 label, arg_desc.data, KOKKOS_MEMORY_ALIGNMENT, want.c_str());
+                 label, arg_desc.data, compat::memory_alignment, want.c_str());
     return false;
   }
   return true;

@@ -121,11 +121,7 @@ KOKKOS_PYTHON_DETAIL_PLAIN_EXEC_SPACE(Kokkos::Threads, "Threads")
 KOKKOS_PYTHON_DETAIL_STREAM_EXEC_SPACE(Kokkos::Cuda, "Cuda", cudaStream_t)
 #endif
 #if defined(KOKKOS_ENABLE_HIP)
-#if KOKKOS_VERSION >= 40000
-KOKKOS_PYTHON_DETAIL_STREAM_EXEC_SPACE(Kokkos::HIP, "HIP", hipStream_t)
-#else
-KOKKOS_PYTHON_DETAIL_STREAM_EXEC_SPACE(Kokkos::Experimental::HIP, "HIP", hipStream_t)
-#endif
+KOKKOS_PYTHON_DETAIL_STREAM_EXEC_SPACE(kokkos_python::compat::hip::HIP, "HIP", hipStream_t)
 #endif
 #undef KOKKOS_PYTHON_DETAIL_STREAM_EXEC_SPACE
 
@@ -201,14 +197,9 @@ template <>
 struct type_caster<Kokkos::Cuda> : kokkos_python::pybind11_detail::exec_space_caster<Kokkos::Cuda> {};
 #endif
 #if defined(KOKKOS_ENABLE_HIP)
-#if KOKKOS_VERSION >= 40000
 template <>
-struct type_caster<Kokkos::HIP> : kokkos_python::pybind11_detail::exec_space_caster<Kokkos::HIP> {};
-#else
-template <>
-struct type_caster<Kokkos::Experimental::HIP>
-    : kokkos_python::pybind11_detail::exec_space_caster<Kokkos::Experimental::HIP> {};
-#endif
+struct type_caster<kokkos_python::compat::hip::HIP>
+    : kokkos_python::pybind11_detail::exec_space_caster<kokkos_python::compat::hip::HIP> {};
 #endif
 }  // namespace detail
 }  // namespace pybind11
