@@ -8,8 +8,28 @@
 #define KOKKOS_PYTHON_COMPAT_HPP
 
 #include <Kokkos_Core.hpp>
+#include <Kokkos_DynRankView.hpp>
 
 #include <cstddef>
+#include <new>
+#include <type_traits>
+
+// The View implementation: Kokkos 4.7 (develop from 4.6.99) rebuilt View on
+// mdspan; -DKokkos_ENABLE_IMPL_VIEW_LEGACY=ON keeps the View of 3.x-4.6.
+#if KOKKOS_VERSION >= 40699 && !defined(KOKKOS_ENABLE_IMPL_VIEW_LEGACY)
+#define KOKKOS_PYTHON_COMPAT_MDSPAN_VIEW 1
+#endif
+
+// GCC before 13 zero-fills a default-constructed mdspan View, clearing the
+// reference-count tracker's "no record" flag that its constructor had set
+// (the empty accessor shares the data handle's address through
+// [[no_unique_address]]; Kokkos issue 7464). Destroying or assigning such a
+// View then dereferences a null record. nvcc's front end takes another path
+// in Kokkos (no [[no_unique_address]]), and Clang is not affected.
+#if defined(KOKKOS_PYTHON_COMPAT_MDSPAN_VIEW) && defined(__GNUC__) && !defined(__clang__) && !defined(__NVCC__) && \
+    __GNUC__ < 13
+#define KOKKOS_PYTHON_COMPAT_REPAIR_DEFAULT_VIEW 1
+#endif
 
 namespace kokkos_python {
 namespace compat {
@@ -41,6 +61,70 @@ namespace sycl = ::Kokkos;
 namespace sycl = ::Kokkos::Experimental;
 #endif
 #endif
+
+namespace detail {
+template <class ViewT>
+ViewT view_with_tracker(const ViewT &arg_raw, const Kokkos::Impl::SharedAllocationTracker &, std::false_type) {
+  return arg_raw;  // an Unmanaged View type has no reference count to share
+}
+template <class ViewT>
+ViewT view_with_tracker(const ViewT &arg_raw, const Kokkos::Impl::SharedAllocationTracker &arg_track, std::true_type) {
+#if defined(KOKKOS_PYTHON_COMPAT_MDSPAN_VIEW)
+  // mdspan View: a reference-counted data handle and the mapping
+  return ViewT(typename ViewT::data_handle_type(arg_track, arg_raw.data()), arg_raw.mapping());
+#else
+  // legacy View: the tracker and the mapping
+  return ViewT(arg_track, arg_raw.impl_map());
+#endif
+}
+}  // namespace detail
+
+// A View of arg_raw's memory and shape that shares arg_track's reference
+// count (the allocation record it tracks lives while the View does); for an
+// Unmanaged View type, arg_raw itself. Kokkos has no public constructor for
+// this (a View over memory with a custom deleter), so it takes the View's
+// Impl constructor, which each View implementation spells differently.
+template <class ViewT>
+ViewT view_with_tracker(const ViewT &arg_raw, const Kokkos::Impl::SharedAllocationTracker &arg_track) {
+  return detail::view_with_tracker(arg_raw, arg_track, std::integral_constant<bool, ViewT::traits::is_managed>{});
+}
+
+#if defined(KOKKOS_PYTHON_COMPAT_REPAIR_DEFAULT_VIEW)
+namespace detail {
+template <class ViewT>
+void repair_default_view(ViewT &, std::false_type) noexcept {}  // Unmanaged: no tracker
+template <class ViewT>
+void repair_default_view(ViewT &arg_view, std::true_type) noexcept {
+  using tracker = Kokkos::Impl::SharedAllocationTracker;
+  auto &track = const_cast<tracker &>(arg_view.impl_track());
+  // A tracker without a record owns nothing: constructing it anew only
+  // restores the flag.
+  if (!track.has_record()) new (&track) tracker();
+}
+}  // namespace detail
+#endif
+
+// Call on a View made by its default constructor before it is assigned or
+// destroyed: undoes GCC 12's zero-fill (above); does nothing elsewhere.
+template <class D, class... P>
+void repair_default_view(Kokkos::View<D, P...> &arg_view) noexcept {
+#if defined(KOKKOS_PYTHON_COMPAT_REPAIR_DEFAULT_VIEW)
+  using view_type = Kokkos::View<D, P...>;
+  detail::repair_default_view(arg_view, std::integral_constant<bool, view_type::traits::is_managed>{});
+#else
+  (void)arg_view;
+#endif
+}
+template <class D, class... P>
+void repair_default_view(Kokkos::DynRankView<D, P...> &arg_view) noexcept {
+#if defined(KOKKOS_PYTHON_COMPAT_REPAIR_DEFAULT_VIEW)
+  // The mdspan DynRankView is a View of rank 7 underneath (a private base
+  // class, which only a C-style cast may name).
+  repair_default_view((Kokkos::View<D *******, P...> &)arg_view);
+#else
+  (void)arg_view;
+#endif
+}
 
 }  // namespace compat
 }  // namespace kokkos_python

@@ -498,8 +498,7 @@ class python_record_t final : public Kokkos::Impl::SharedAllocationRecord<void, 
 #if defined(KOKKOS_ENABLE_DEBUG)
             &debug_root(),
 #endif
-            reinterpret_cast<header *>(m_header),
-            sizeof(header),
+            reinterpret_cast<header *>(m_header), sizeof(header),
             &python_record_t::deallocate KOKKOS_PYTHON_COMPAT_RECORD_LABEL(arg_label)),
         m_view(arg_view),
         m_desc(arg_desc),
@@ -727,7 +726,7 @@ ViewT make_view(const kokkos_python_view_desc &arg_desc, const Kokkos::Impl::Sha
   auto layout = make_layout<typename info::array_layout>(arg_desc);
   ViewT raw(ptr, layout);
   if (!arg_tracked) return raw;
-  return ViewT(arg_track, raw.impl_map());
+  return compat::view_with_tracker(raw, arg_track);
 }
 
 // DynRankView: build a View of the runtime rank, then convert.
@@ -753,7 +752,9 @@ struct dyn_rank_maker {
 template <class ViewT, int Rank>
 struct dyn_rank_maker<ViewT, Rank, true> {
   static ViewT make(const kokkos_python_view_desc &, const Kokkos::Impl::SharedAllocationTracker &, bool) {
-    return ViewT();
+    ViewT empty;
+    compat::repair_default_view(empty);
+    return empty;
   }
 };
 
@@ -906,6 +907,7 @@ bool from_python(PyObject *arg_obj, ViewT &arg_out) noexcept {
 template <class ViewT>
 ViewT from_python(PyObject *arg_obj) {
   ViewT out;
+  compat::repair_default_view(out);
   if (!from_python(arg_obj, out)) throw python_error();
   return out;
 }

@@ -38,6 +38,7 @@ namespace kokkos_python {
 template <class ViewT>
 ViewT from_python(nanobind::handle arg_obj) {
   ViewT out;
+  compat::repair_default_view(out);
   if (!from_python(arg_obj.ptr(), out)) throw nanobind::python_error();
   return out;
 }
@@ -86,6 +87,8 @@ namespace detail {
 template <class ViewT>
 struct kokkos_python_view_caster {
   NB_TYPE_CASTER(ViewT, (kokkos_python::caster::signature<kokkos_python::nanobind_detail::text, ViewT>()))
+
+  kokkos_python_view_caster() noexcept { kokkos_python::compat::repair_default_view(value); }
 
   // noexcept: nanobind calls this from its own noexcept casters too
   // (std::vector<View>, std::optional<View>), where a C++ exception would

@@ -43,6 +43,7 @@ namespace kokkos_python {
 template <class ViewT>
 ViewT from_python(pybind11::handle arg_obj) {
   ViewT out;
+  compat::repair_default_view(out);
   if (!from_python(arg_obj.ptr(), out)) throw pybind11::error_already_set();
   return out;
 }
@@ -65,6 +66,9 @@ template <class ViewT>
 class view_caster {
  public:
   PYBIND11_TYPE_CASTER(ViewT, (caster::signature<text, ViewT>()));
+
+ public:
+  view_caster() noexcept { compat::repair_default_view(value); }
 
   bool load(pybind11::handle arg_src, bool arg_convert) {
     const caster::load_result r = caster::load(arg_src.ptr(), arg_convert, value);

@@ -2,7 +2,8 @@
 
 Kokkos can be initialized once per process and never again after finalize.
 Creating a View initializes Kokkos with defaults when the program has not;
-an atexit handler finalizes it if the program did not. Views alive at
+an atexit handler finalizes it if the program did not, when this package
+initialized it (a C++ application's Kokkos is left to the application). Views alive at
 finalize are released first (Kokkos must free its memory before finalize);
 using one afterwards raises RuntimeError naming its label.
 """
@@ -120,7 +121,10 @@ def enabled_memory_spaces():
 
 @atexit.register
 def _finalize_at_exit():
-    if _core.is_initialized():
+    # Whoever initialized Kokkos finalizes it: a C++ application that
+    # embeds Python (or a C++ library that initialized Kokkos first) keeps
+    # its Kokkos running after the interpreter ends.
+    if _core.is_initialized() and _core._initialized_here():
         try:
             finalize()
         except Exception as exc:  # never let exit fail over it

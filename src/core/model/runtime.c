@@ -23,17 +23,25 @@
 /* Kokkos calls this at the start of finalize, whoever finalizes. Kokkos is
  * one per process, so the registry it releases is process-wide too. */
 static void kp_on_kokkos_finalize(void) {
-  if (!Py_IsInitialized()) return;
+  if (!Py_IsInitialized()) return; /* the interpreter is gone: an embedding application finalizes */
   PyGILState_STATE g = PyGILState_Ensure();
   kp_owner_release_all();
   PyGILState_Release(g);
 }
+
+/* Whether this package initialized Kokkos (kokkos.initialize() or an
+ * automatic initialization). Whoever initializes Kokkos finalizes it: the
+ * exit handler finalizes only a Kokkos this package initialized, never an
+ * application's (a C++ program embedding Python, a C++ library that
+ * initialized it first). Kokkos is one per process, and so is this flag. */
+static int kp_initialized_here = 0;
 
 static int kp_initialize_with(int argc, char **argv, const kp_init_settings *settings) {
   kp_error err;
   err.message[0] = 0;
   kp_status s = kp_bridge_initialize(argc, argv, settings, &err);
   if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.initialize()");
+  kp_initialized_here = 1;
   s = kp_bridge_set_finalize_hook(kp_on_kokkos_finalize, &err);
   if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.initialize()");
   return 0;
@@ -157,6 +165,10 @@ static PyObject *kp_py_is_initialized(PyObject *module, PyObject *unused) {
 
 static PyObject *kp_py_is_finalized(PyObject *module, PyObject *unused) {
   return PyBool_FromLong(kp_bridge_is_finalized());
+}
+
+static PyObject *kp_py_initialized_here(PyObject *module, PyObject *unused) {
+  return PyBool_FromLong(kp_initialized_here);
 }
 
 /* device_id(): the GPU Kokkos' device execution space runs on (initializing
@@ -286,6 +298,8 @@ static PyMethodDef kp_runtime_functions[] = {
      "Finalize Kokkos. Views still alive are released first; using them afterwards raises RuntimeError."},
     {"is_initialized", kp_py_is_initialized, METH_NOARGS, "True while Kokkos is initialized."},
     {"is_finalized", kp_py_is_finalized, METH_NOARGS, "True once Kokkos has been finalized."},
+    {"_initialized_here", kp_py_initialized_here, METH_NOARGS,
+     "True if this package initialized Kokkos (then its exit handler finalizes it)."},
     {"device_id", kp_py_device_id, METH_NOARGS,
      "device_id() -> int or None: the GPU (CUDA or HIP device number) Kokkos' device execution space uses, as chosen "
      "by kokkos.initialize(device_id=...), --kokkos-device-id or --kokkos-map-device-id-by=mpi_rank; initializes "
