@@ -37,8 +37,7 @@ int main(int argc, char *argv[]) {
           emulator.attr("tendency")(u, tendency, step);
           Kokkos::parallel_for("apply", n, KOKKOS_LAMBDA(int i) { u(i) += 0.1 * tendency(i); });
         }
-        std::printf("solver: %d steps through %s\n", steps,
-                    emulator.attr("backend")(u).cast<std::string>().c_str());
+        std::printf("solver: %d steps through %s\n", steps, emulator.attr("backend")(u).cast<std::string>().c_str());
       } catch (const py::error_already_set &e) {
         std::fprintf(stderr, "solver: the emulator failed: %s\n", e.what());
         status = 1;

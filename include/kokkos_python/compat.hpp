@@ -20,6 +20,15 @@
 #define KOKKOS_PYTHON_COMPAT_MDSPAN_VIEW 1
 #endif
 
+// The mdspan DynRankView, made from a View of lower rank with LayoutRight,
+// takes that View's row pitch (its padded stride) as the pitch of its own
+// rank-7 View, and so indexes the wrong elements. Made from a rank-7 View
+// with the extra extents 1 and its runtime rank, it is right; Kokkos before
+// 4.7 has no such constructor (and no padded stride).
+#if defined(KOKKOS_PYTHON_COMPAT_MDSPAN_VIEW)
+#define KOKKOS_PYTHON_COMPAT_DYN_RANK_FROM_RANK7 1
+#endif
+
 // GCC before 13 zero-fills a default-constructed mdspan View, clearing the
 // reference-count tracker's "no record" flag that its constructor had set
 // (the empty accessor shares the data handle's address through

@@ -743,10 +743,19 @@ template <class ViewT, int Rank, bool Past = (Rank > KOKKOS_PYTHON_MAX_DYN_RANK)
 struct dyn_rank_maker {
   static ViewT make(const kokkos_python_view_desc &arg_desc, const Kokkos::Impl::SharedAllocationTracker &arg_track,
                     bool arg_tracked) {
+#if defined(KOKKOS_PYTHON_COMPAT_DYN_RANK_FROM_RANK7)
+    using view_7 = Kokkos::View<typename ranked<ViewT, KOKKOS_PYTHON_MAX_DYN_RANK>::type, typename ViewT::array_layout,
+                                typename ViewT::device_type, typename ViewT::memory_traits>;
+    kokkos_python_view_desc full = arg_desc;
+    for (int r = arg_desc.rank; r < KOKKOS_PYTHON_MAX_DYN_RANK; ++r) full.extents[r] = full.strides[r] = 1;
+    full.rank = KOKKOS_PYTHON_MAX_DYN_RANK;
+    return ViewT(make_view<view_7>(full, arg_track, arg_tracked), static_cast<size_t>(arg_desc.rank));
+#else
     if (arg_desc.rank != Rank) return dyn_rank_maker<ViewT, Rank + 1>::make(arg_desc, arg_track, arg_tracked);
     using view_r = Kokkos::View<typename ranked<ViewT, Rank>::type, typename ViewT::array_layout,
                                 typename ViewT::device_type, typename ViewT::memory_traits>;
     return ViewT(make_view<view_r>(arg_desc, arg_track, arg_tracked));
+#endif
   }
 };
 template <class ViewT, int Rank>

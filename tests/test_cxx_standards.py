@@ -1,0 +1,77 @@
+"""The public headers compile as C++14, C++17 and C++20.
+
+pykokkos builds its kernels as C++14 against Kokkos 3.x, most projects use
+C++17, and Kokkos 5.0 requires C++20. A module on the pybind11 casters is
+built by hand with each standard the installed Kokkos allows (its own
+standard and newer; the flags of `python -m kokkos`), with
+-Werror=deprecated-declarations, and used from Python.
+"""
+
+import os
+import re
+
+import pytest
+
+import cxx_build
+import kokkos
+from support import run_module, run_python, succeeded
+
+STANDARDS = (14, 17, 20)
+
+
+def _kokkos_standard():
+    """The C++ standard Kokkos was built with (KOKKOS_ENABLE_CXX<N>)."""
+    for directory in (kokkos.get_kokkos_include(), os.path.join(kokkos.get_kokkos_include(), "trilinos")):
+        config = os.path.join(directory, "KokkosCore_config.h")
+        if os.path.exists(config):
+            with open(config) as f:
+                found = re.findall(r"^#define KOKKOS_ENABLE_CXX(\d+)\b", f.read(), re.M)
+            return min(int(n) for n in found) if found else 14
+    pytest.fail(f"no KokkosCore_config.h under {kokkos.get_kokkos_include()}")
+
+
+@pytest.mark.parametrize("standard", STANDARDS)
+def test_module_builds_and_runs_with_each_standard(standard, tmp_path):
+    if kokkos.get_memory_space_available("CudaSpace"):
+        pytest.skip("a CUDA Kokkos's headers compile only with its nvcc_wrapper (tests/test_cuda_cxx.py)")
+    if standard < _kokkos_standard():
+        pytest.skip(f"this Kokkos needs C++{_kokkos_standard()} or newer")
+
+    def flags(*args):
+        return succeeded(run_module(*args)).stdout.split()
+
+    name = f"kp_std{standard}"
+    cxx_build.compile_module(
+        cxx_build.SOURCES / "standards_module.cpp",
+        name,
+        flags("kokkos", "--includes")
+        + flags("pybind11", "--includes")
+        + flags("kokkos", "--ldflags")
+        + [f"-std=c++{standard}", f"-DKP_STANDARDS_MODULE={name}", "-Werror=deprecated-declarations"],
+        tmp_path,
+    )
+    proc = run_python(
+        f"""
+        import kokkos, numpy as np, {name} as m
+        kokkos.initialize()
+        print("cplusplus", m.cplusplus)
+        a = m.make(3)
+        m.scale(a, 2.0)
+        assert np.asarray(a).tolist() == [[2, 0, 0], [0, 4, 0], [0, 0, 6]], np.asarray(a)
+        d = kokkos.array("d", [2, 3], dtype=kokkos.float32, layout=kokkos.LayoutLeft)
+        assert m.dyn_rank(d) == 2
+        m.dyn_fill(d)
+        assert np.asarray(d).tolist() == [[0, 1, 2], [10, 11, 12]], np.asarray(d)
+        try:
+            m.scale(np.zeros((2, 2), dtype=np.float32), 1.0)
+        except TypeError:
+            pass
+        else:
+            raise AssertionError("a float32 array passed for a float64 View")
+        print("standards ok", m.type_name())
+        """,
+        paths=[tmp_path],
+    )
+    succeeded(proc, "standards ok", "Kokkos::View<float64**, LayoutRight, HostSpace>")
+    cplusplus = int(re.search(r"cplusplus (\d+)", proc.stdout).group(1))
+    assert cplusplus // 100 == {14: 2014, 17: 2017, 20: 2020}[standard], cplusplus
