@@ -152,7 +152,7 @@ typedef struct kp_signature {
 } kp_signature;
 
 /* Names and constants of the exchange protocols, made once per module
- * (dlpack.c, kp_dlpack_add): attribute names, the version and device tuples
+ * (import.c, kp_exchange_init): attribute names, the version and device tuples
  * passed to producers' __dlpack__, and the keyword-name tuples of those calls. */
 enum {
   KP_DL_STR_DLPACK,            /* "__dlpack__" */
@@ -188,7 +188,7 @@ typedef struct kp_state {
    * (pickling.c); NULL until then. */
   PyObject *reducer;
   PyObject *kw[KP_KW_COUNT];             /* interned keyword names (args.c) */
-  PyObject *dl[KP_DL_CONST_COUNT];       /* the exchange protocols' names and constants (dlpack.c) */
+  PyObject *dl[KP_DL_CONST_COUNT];       /* the exchange protocols' names and constants (import.c) */
   PyObject *enum_types[KP_FAMILY_COUNT]; /* the enumeration classes, once registered */
   PyObject **label_cache;                /* default labels of kokkos.array, by kind/dtype/rank/layout/space */
   /* The per-combination View classes (view_class.c): a list of (class,
@@ -389,6 +389,9 @@ void kp_contiguous_strides(int rank, const Py_ssize_t *shape, int layout, Py_ssi
 
 /* Makes type's calls (View(...), DynRankView(...)) vector calls. */
 void kp_view_type_set_vectorcall(PyTypeObject *type);
+/* Sets the View type's class attributes that no slot declares (view_type.c);
+ * -1 with an exception. */
+int kp_view_type_add_class_attributes(PyTypeObject *view_type);
 /* Parses a shape argument (an int or a sequence of ints) into spec->rank
  * and spec->shape; -1 with TypeError / ValueError naming where. */
 int kp_parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const char *where);
@@ -429,6 +432,10 @@ int kp_check_same_shape(const kp_view *dst, const kp_view *src, const char *wher
 PyObject *kp_mirror(kp_view *src, int space, int copy, int view_if_possible, const char *where);
 PyObject *kp_view_create_mirror(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *kp_view_create_mirror_view(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* Returns a new reference to a View in space with the contents of src (same
+ * shape and dtype, contiguous in src's order), labelled label (src's label
+ * when NULL); NULL with an exception. */
+kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *label, const char *where);
 
 /* ---- deep_copy from any source (access/assign.c) ----------------------------------- */
 
@@ -443,9 +450,10 @@ int kp_view_getbuffer(PyObject *self, Py_buffer *view, int flags);
 void kp_view_releasebuffer(PyObject *self, Py_buffer *view);
 PyObject *kp_view_array_interface(kp_view *self, void *closure);
 /* New View over obj's memory (buffer protocol or __array_interface__),
- * keeping obj alive; NULL with an exception (TypeError if obj exposes
- * neither). */
-kp_view *kp_view_from_buffer_object(kp_state *st, PyObject *obj, int writable, PyObject *label, int dynamic);
+ * keeping obj alive; NULL with an exception naming where (TypeError if obj
+ * exposes neither). */
+kp_view *kp_view_from_buffer_object(kp_state *st, PyObject *obj, int writable, PyObject *label, int dynamic,
+                                    const char *where);
 
 PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
@@ -455,9 +463,19 @@ PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int kp_capi_add(PyObject *module);
 /* Adds the Kokkos Tools submodule kokkos._core._tools (tools.c); -1 on error. */
 int kp_tools_add(PyObject *module);
-/* Puts the DLPack C exchange table (__dlpack_c_exchange_api__) in the View
- * type's dict and from_dlpack in the module (dlpack.c); -1 on error. */
-int kp_dlpack_add(PyObject *module, kp_state *st);
+/* Makes the exchange protocols' names and constants (st->dl) (import.c); -1
+ * with an exception. */
+int kp_exchange_init(kp_state *st);
+/* A new capsule holding the View type's DLPack C exchange table, the value
+ * of its class attribute __dlpack_c_exchange_api__ (dlpack_api.c). */
+PyObject *kp_dlpack_exchange_api_capsule(void);
+/* from_dlpack(x, /, *, device=None, copy=None, label=None) (dlpack.c). */
+PyObject *kp_py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* _view_from_object(obj, label=None): kokkos.asarray's zero-copy step, and
+ * _from_cuda_array_interface(obj, label=None): the CAI import alone, for
+ * objects that also speak DLPack (import.c). */
+PyObject *kp_py_view_from_object(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *kp_py_from_cuda_array_interface(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 
 /* View methods whose bodies live with their protocol; view.c lists them in
  * the View type's one method and getset table. */
@@ -472,8 +490,9 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure);
 PyObject *kp_view_reduce_ex(PyObject *self, PyObject *protocol);
 /* New View sharing obj's memory through DLPack, __cuda_array_interface__,
  * __array_interface__ or the buffer protocol (obj itself if a View); NULL
- * with an exception (dlpack.c). */
-kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label);
+ * with an exception naming where, the caller ("kokkos.deep_copy()")
+ * (import.c). */
+kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label, const char *where);
 
 /* _view_from_bytes(buf, dtype, shape, layout, label, dynamic, traits): an
  * Unmanaged View over a contiguous buffer, for unpickling (pickling.c). */

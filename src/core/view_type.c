@@ -286,3 +286,17 @@ static PyType_Slot dyn_rank_view_slots[] = {
 PyType_Spec kp_dyn_rank_view_type_spec = {
     "kokkos.DynRankView", sizeof(kp_view), 0,
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE, dyn_rank_view_slots};
+
+/* The View type's one class attribute, which no slot can declare: the DLPack
+ * C exchange table (__dlpack_c_exchange_api__), looked up on the type by
+ * consumers. Written into the new type's dict before any View exists, as
+ * NumPy does for its array type; nothing changes the type after this. */
+int kp_view_type_add_class_attributes(PyTypeObject *view_type) {
+  PyObject *api = kp_dlpack_exchange_api_capsule();
+  if (!api) return -1;
+  int rc = PyDict_SetItemString(view_type->tp_dict, "__dlpack_c_exchange_api__", api);
+  Py_DECREF(api);
+  if (rc < 0) return -1;
+  PyType_Modified(view_type);
+  return 0;
+}

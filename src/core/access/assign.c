@@ -19,8 +19,36 @@ static int is_python_scalar(PyObject *o) {
   return PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || PyBool_Check(o);
 }
 
-/* numpy.asarray(obj, dtype=<name>) as a View, or NULL with an exception. */
-static kp_view *convert_through_numpy(kp_state *st, PyObject *obj, int dtype, const char *where) {
+/* Replaces NumPy's ValueError / TypeError (set) for a source it could not
+ * convert with one of the same type that names the call, the destination
+ * View and what a source may be; NumPy's reason stays at the end. */
+static void raise_not_convertible(const kp_view *dst, PyObject *src, const char *where) {
+  PyObject *exc = kp_fetch_exception();
+  PyObject *type = exc ? (PyObject *)Py_TYPE(exc) : PyExc_TypeError;
+  Py_INCREF(type);
+  PyObject *why = exc ? PyObject_Str(exc) : NULL;
+  if (!why) PyErr_Clear();
+  PyErr_Format(type,
+               "%s: cannot copy an object of type %.100s into View '%U' (%s): %S. The source may be a View, an array "
+               "or buffer of "
+               "the same shape (NumPy, CuPy, PyTorch, ...), a (nested) sequence of numbers, or a scalar",
+               where, Py_TYPE(src)->tp_name, dst->label, kp_dtypes[dst->dtype].name, why ? why : Py_None);
+  if (exc) {
+    PyObject *now = kp_fetch_exception();
+    if (now) {
+      PyException_SetCause(now, Py_NewRef(exc));
+      PyException_SetContext(now, exc);
+      exc = NULL;
+      kp_restore_exception(now);
+    }
+  }
+  Py_XDECREF(exc);
+  Py_XDECREF(why);
+  Py_DECREF(type);
+}
+
+/* numpy.asarray(obj, dtype=<name>) as a View for dst, or NULL with an exception. */
+static kp_view *convert_through_numpy(kp_state *st, const kp_view *dst, PyObject *obj, int dtype, const char *where) {
   PyObject *np = PyImport_ImportModule("numpy");
   if (!np) {
     PyErr_Clear();
@@ -43,8 +71,12 @@ static kp_view *convert_through_numpy(kp_state *st, PyObject *obj, int dtype, co
   PyObject *arr = PyObject_CallMethod(np, "asarray", "Os", src, kp_dtypes[dtype].name);
   Py_XDECREF(tmp);
   Py_DECREF(np);
-  if (!arr) return NULL;
-  kp_view *v = kp_view_from_buffer_object(st, arr, 0, NULL, 0);
+  if (!arr) {
+    if (PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_TypeError))
+      raise_not_convertible(dst, obj, where);
+    return NULL;
+  }
+  kp_view *v = kp_view_from_buffer_object(st, arr, 0, NULL, 0, where);
   Py_DECREF(arr);
   return v;
 }
@@ -74,12 +106,12 @@ int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
   } else {
     /* Host buffers directly; DLPack / CUDA array interface producers (a
      * PyTorch or CuPy device array) through the exchange import. */
-    sv = PyObject_CheckBuffer(src) ? kp_view_from_buffer_object(st, src, 0, NULL, 0)
-                                   : kp_view_from_exchange(st, src, NULL);
+    sv = PyObject_CheckBuffer(src) ? kp_view_from_buffer_object(st, src, 0, NULL, 0, where)
+                                   : kp_view_from_exchange(st, src, NULL, where);
     if (!sv) {
       if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
       PyErr_Clear();
-      sv = convert_through_numpy(st, src, dst->dtype, where);
+      sv = convert_through_numpy(st, dst, src, dst->dtype, where);
       if (!sv) return -1;
     }
   }
@@ -108,7 +140,7 @@ int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
                    where, kp_dtypes[dst->dtype].name, kp_dtypes[sv->dtype].name, kp_dtypes[sv->dtype].name);
       goto done;
     }
-    kp_view *conv = convert_through_numpy(st, (PyObject *)sv, dst->dtype, where);
+    kp_view *conv = convert_through_numpy(st, dst, (PyObject *)sv, dst->dtype, where);
     if (!conv) goto done;
     Py_SETREF(sv, conv);
     if (kp_view_check_released(dst)) goto done;

@@ -566,3 +566,23 @@ PyObject *kp_mirror(kp_view *src, int space, int copy, int view_if_possible, con
   if (view_if_possible && usable) return Py_NewRef((PyObject *)src);
   return make_mirror(src, space, copy, where);
 }
+
+kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *label, const char *where) {
+  if (kp_view_check_released(src)) return NULL;
+  if (kp_space_check_available(space, where) < 0) return NULL;
+  kp_view_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.rank = src->rank;
+  for (int r = 0; r < src->rank; ++r) spec.shape[r] = src->shape[r];
+  spec.dtype = src->dtype;
+  spec.space = space;
+  spec.layout = (kp_view_is_f_contiguous(src) && !kp_view_is_c_contiguous(src)) ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT;
+  spec.zero = 0;
+  kp_view *dst = kp_view_allocate(st, &spec, label ? label : src->label);
+  if (!dst) return NULL;
+  if (kp_copy_views(dst, src, where) < 0) {
+    Py_DECREF(dst);
+    return NULL;
+  }
+  return dst;
+}
