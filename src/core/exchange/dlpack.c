@@ -211,6 +211,118 @@ static void dlpack_capsule_destructor(PyObject *capsule) {
   }
 }
 
+/* What a consumer asked __dlpack__ for, parsed and checked against the View. */
+typedef struct dl_request {
+  int versioned;    /* the versioned struct (max_version >= (1, 0)) */
+  uint32_t minor;   /* its minor version: the lower of the consumer's and ours */
+  int32_t dev_type; /* the device the consumer sees the memory on */
+  int32_t dev_id;
+  int copy_space;     /* where a copy goes (when need_copy) */
+  int need_copy;      /* copy=True, or a CPU export of memory the host cannot reach */
+  int no_sync;        /* stream=-1: the consumer orders its use itself */
+  uintptr_t consumer; /* the consumer's stream (protocol integer) */
+} dl_request;
+
+/* max_version: the versioned struct when the consumer reads DLPack >= 1.0. */
+static int parse_max_version(PyObject *max_version, const char *where, dl_request *rq) {
+  rq->versioned = 0;
+  rq->minor = KP_DL_MINOR_VERSION;
+  if (!max_version || max_version == Py_None) return 0;
+  long major, cminor;
+  if (parse_int_pair(max_version, "max_version", where, &major, &cminor) < 0) return -1;
+  if (major >= 1) rq->versioned = 1;
+  if (major == KP_DL_MAJOR_VERSION && cminor >= 0 && (uint32_t)cminor < rq->minor) rq->minor = (uint32_t)cminor;
+  return 0;
+}
+
+/* dl_device: the View's own device, or the CPU (copying when the host
+ * cannot reach the memory, unless copy=False forbids it). */
+static int parse_dl_device(kp_view *v, PyObject *dl_device, int copy, const char *where, dl_request *rq) {
+  int32_t own_type, own_id;
+  kp_dlpack_device_of(v->space, &own_type, &own_id);
+  if (own_type <= 0) {
+    PyErr_Format(PyExc_BufferError,
+                 "%s: View '%U' lives in %s, which has no DLPack device type; copy it into a View "
+                 "in HostSpace first",
+                 where, v->label, kp_spaces[v->space].name);
+    return -1;
+  }
+  rq->dev_type = own_type;
+  rq->dev_id = own_id;
+  rq->copy_space = v->space;
+  rq->need_copy = copy == 1;
+  if (!dl_device || dl_device == Py_None) return 0;
+  long t, id;
+  if (parse_int_pair(dl_device, "dl_device", where, &t, &id) < 0) return -1;
+  if (t == own_type && id == own_id) return 0;
+  if (t == KP_DL_CPU && id == 0) {
+    rq->dev_type = KP_DL_CPU;
+    rq->dev_id = 0;
+    rq->copy_space = KP_SPACE_HOST;
+    if (!kp_bridge_space_host_accessible(v->space)) {
+      if (copy == 0) {
+        PyErr_Format(PyExc_BufferError,
+                     "%s: View '%U' lives in %s, which the host cannot access; exporting it to the "
+                     "CPU (dl_device=(1, 0)) needs a copy: pass copy=True or copy=None",
+                     where, v->label, kp_spaces[v->space].name);
+        return -1;
+      }
+      rq->need_copy = 1;
+    }
+    return 0;
+  }
+  PyErr_Format(PyExc_BufferError,
+               "%s: cannot export View '%U' (in %s, DLPack device (%d, %d) %s) to DLPack device "
+               "(%ld, %ld); ask for its own device or the CPU, (1, 0)",
+               where, v->label, kp_spaces[v->space].name, (int)own_type, (int)own_id, device_name(own_type), t, id);
+  return -1;
+}
+
+/* stream, per the protocol: None for the CPU; for CUDA 1 (legacy default),
+ * 2 (per-thread default) or a handle, never 0, and None means 1; for ROCm 0
+ * or a handle, and None means 0; -1 everywhere means "do not synchronize".
+ * Needs rq->dev_type. */
+static int parse_stream(PyObject *stream_obj, const char *where, dl_request *rq) {
+  rq->no_sync = 0;
+  rq->consumer = kp_dl_is_cuda_device(rq->dev_type) ? 1 : 0;
+  if (!stream_obj || stream_obj == Py_None) return 0;
+  if (!PyLong_Check(stream_obj) || PyBool_Check(stream_obj)) {
+    PyErr_Format(PyExc_TypeError, "%s: stream must be an int or None, got %.100s", where, Py_TYPE(stream_obj)->tp_name);
+    return -1;
+  }
+  int overflow = 0;
+  long long s = PyLong_AsLongLongAndOverflow(stream_obj, &overflow);
+  if (s == -1 && PyErr_Occurred()) return -1;
+  if (rq->dev_type == KP_DL_CPU) {
+    PyErr_Format(PyExc_ValueError, "%s: stream must be None for a tensor on the CPU, got %R", where, stream_obj);
+    return -1;
+  }
+  if (overflow == 0 && s < -1) {
+    PyErr_Format(PyExc_ValueError, "%s: stream %lld is not a stream: pass -1, None, or a stream handle", where, s);
+    return -1;
+  }
+  if (kp_dl_is_cuda_device(rq->dev_type) && overflow == 0 && s == 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s: stream 0 is ambiguous for CUDA and not allowed by DLPack; pass 1 for the legacy "
+                 "default stream, 2 for the per-thread default stream, or a stream handle",
+                 where);
+    return -1;
+  }
+  if (kp_dl_is_rocm_device(rq->dev_type) && overflow == 0 && (s == 1 || s == 2)) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s: stream %lld is not allowed for ROCm by DLPack; pass 0 for the default stream or a "
+                 "stream handle",
+                 where, s);
+    return -1;
+  }
+  rq->no_sync = overflow == 0 && s == -1;
+  if (!rq->no_sync) {
+    rq->consumer = (uintptr_t)PyLong_AsUnsignedLongLongMask(stream_obj);
+    if (rq->consumer == (uintptr_t)-1 && PyErr_Occurred()) return -1;
+  }
+  return 0;
+}
+
 /* View.__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) */
 PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const kp_signature sig = {
@@ -219,109 +331,15 @@ PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs
   kp_view *v = (kp_view *)self;
   PyObject *a[4];
   if (kp_args_parse(kp_state_from_type(Py_TYPE(self)), &sig, args, nargs, kwnames, a) < 0) return NULL;
-  PyObject *stream_obj = a[0], *max_version = a[1], *dl_device = a[2];
-
   int copy;
-  if (parse_copy(a[3], where, &copy) < 0) return NULL;
-
-  /* The versioned struct when the consumer reads DLPack >= 1.0; its minor
-   * version is the lower of the consumer's and this project's. */
-  int versioned = 0;
-  uint32_t minor = KP_DL_MINOR_VERSION;
-  if (max_version && max_version != Py_None) {
-    long major, cminor;
-    if (parse_int_pair(max_version, "max_version", where, &major, &cminor) < 0) return NULL;
-    if (major >= 1) versioned = 1;
-    if (major == KP_DL_MAJOR_VERSION && cminor >= 0 && (uint32_t)cminor < minor) minor = (uint32_t)cminor;
-  }
-
-  int32_t own_type, own_id;
-  kp_dlpack_device_of(v->space, &own_type, &own_id);
-  if (own_type <= 0) {
-    PyErr_Format(PyExc_BufferError,
-                 "%s: View '%U' lives in %s, which has no DLPack device type; copy it into a View "
-                 "in HostSpace first",
-                 where, v->label, kp_spaces[v->space].name);
+  dl_request rq;
+  if (parse_copy(a[3], where, &copy) < 0 || parse_max_version(a[1], where, &rq) < 0 ||
+      parse_dl_device(v, a[2], copy, where, &rq) < 0 || parse_stream(a[0], where, &rq) < 0)
     return NULL;
-  }
-  int32_t dev_type = own_type, dev_id = own_id;
-  int copy_space = v->space;
-  int need_copy = copy == 1;
-  if (dl_device && dl_device != Py_None) {
-    long t, id;
-    if (parse_int_pair(dl_device, "dl_device", where, &t, &id) < 0) return NULL;
-    if (t == own_type && id == own_id) {
-      /* its own device */
-    } else if (t == KP_DL_CPU && id == 0) {
-      dev_type = KP_DL_CPU;
-      dev_id = 0;
-      copy_space = KP_SPACE_HOST;
-      if (!kp_bridge_space_host_accessible(v->space)) {
-        if (copy == 0) {
-          PyErr_Format(PyExc_BufferError,
-                       "%s: View '%U' lives in %s, which the host cannot access; exporting it to the "
-                       "CPU (dl_device=(1, 0)) needs a copy: pass copy=True or copy=None",
-                       where, v->label, kp_spaces[v->space].name);
-          return NULL;
-        }
-        need_copy = 1;
-      }
-    } else {
-      PyErr_Format(PyExc_BufferError,
-                   "%s: cannot export View '%U' (in %s, DLPack device (%d, %d) %s) to DLPack device "
-                   "(%ld, %ld); ask for its own device or the CPU, (1, 0)",
-                   where, v->label, kp_spaces[v->space].name, (int)own_type, (int)own_id, device_name(own_type), t, id);
-      return NULL;
-    }
-  }
-
-  /* Stream values per the protocol: None for the CPU; for CUDA 1 (legacy
-   * default), 2 (per-thread default) or a handle, never 0, and None means
-   * 1; for ROCm 0 or a handle, and None means 0; -1 everywhere means "do
-   * not synchronize". */
-  int no_sync = 0;
-  uintptr_t consumer = kp_dl_is_cuda_device(dev_type) ? 1 : 0;
-  if (stream_obj && stream_obj != Py_None) {
-    if (!PyLong_Check(stream_obj) || PyBool_Check(stream_obj)) {
-      PyErr_Format(PyExc_TypeError, "%s: stream must be an int or None, got %.100s", where,
-                   Py_TYPE(stream_obj)->tp_name);
-      return NULL;
-    }
-    int overflow = 0;
-    long long s = PyLong_AsLongLongAndOverflow(stream_obj, &overflow);
-    if (s == -1 && PyErr_Occurred()) return NULL;
-    if (dev_type == KP_DL_CPU) {
-      PyErr_Format(PyExc_ValueError, "%s: stream must be None for a tensor on the CPU, got %R", where, stream_obj);
-      return NULL;
-    }
-    if (overflow == 0 && s < -1) {
-      PyErr_Format(PyExc_ValueError, "%s: stream %lld is not a stream: pass -1, None, or a stream handle", where, s);
-      return NULL;
-    }
-    if (kp_dl_is_cuda_device(dev_type) && overflow == 0 && s == 0) {
-      PyErr_Format(PyExc_ValueError,
-                   "%s: stream 0 is ambiguous for CUDA and not allowed by DLPack; pass 1 for the legacy "
-                   "default stream, 2 for the per-thread default stream, or a stream handle",
-                   where);
-      return NULL;
-    }
-    if (kp_dl_is_rocm_device(dev_type) && overflow == 0 && (s == 1 || s == 2)) {
-      PyErr_Format(PyExc_ValueError,
-                   "%s: stream %lld is not allowed for ROCm by DLPack; pass 0 for the default stream or a "
-                   "stream handle",
-                   where, s);
-      return NULL;
-    }
-    no_sync = overflow == 0 && s == -1;
-    if (!no_sync) {
-      consumer = (uintptr_t)PyLong_AsUnsignedLongLongMask(stream_obj);
-      if (consumer == (uintptr_t)-1 && PyErr_Occurred()) return NULL;
-    }
-  }
 
   /* Parsing may have run Python code (__index__): check again. */
   if (kp_view_check_released(v)) return NULL;
-  if (v->readonly && !versioned && !need_copy) {
+  if (v->readonly && !rq.versioned && !rq.need_copy) {
     PyErr_Format(PyExc_BufferError,
                  "%s: View '%U' is read-only, and the legacy DLPack capsule the consumer asked for "
                  "(no max_version >= (1, 0)) cannot say so; use a consumer that reads DLPack 1.0 capsules "
@@ -332,9 +350,9 @@ PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 
   kp_view *src = (kp_view *)Py_NewRef(self);
   uint64_t flags = 0;
-  if (need_copy) {
+  if (rq.need_copy) {
     kp_state *st = kp_state_from_type(Py_TYPE(self));
-    kp_view *c = st ? kp_view_copy_to_space(st, v, copy_space, NULL, where) : NULL;
+    kp_view *c = st ? kp_view_copy_to_space(st, v, rq.copy_space, NULL, where) : NULL;
     if (!c) {
       Py_DECREF(src);
       return NULL;
@@ -345,20 +363,16 @@ PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     flags |= KP_DL_FLAG_READ_ONLY;
   }
   /* The consumer may use the memory at once: order it after the work
-   * Kokkos queued on it. A copy is complete already; host execution spaces
-   * finish before they return. On a device the consumer's stream waits for
-   * Kokkos' stream through an event (the host does not block); a host
-   * consumer of device-backed memory (a CPU export of CudaUVMSpace) waits
-   * for all of Kokkos' work. */
-  if (!need_copy && !no_sync && kp_order_export(src->space, dev_type, consumer, where) < 0) {
+   * Kokkos queued on it (stream.c). A copy is complete already. */
+  if (!rq.need_copy && !rq.no_sync && kp_order_export(src->space, rq.dev_type, rq.consumer, where) < 0) {
     Py_DECREF(src);
     return NULL;
   }
-  kp_dl_export *e = kp_dl_export_new(src, versioned, minor, dev_type, dev_id, flags);
+  kp_dl_export *e = kp_dl_export_new(src, rq.versioned, rq.minor, rq.dev_type, rq.dev_id, flags);
   Py_DECREF(src);
   if (!e) return NULL;
-  PyObject *cap =
-      PyCapsule_New(&e->managed, versioned ? KP_DL_CAPSULE_VERSIONED : KP_DL_CAPSULE_LEGACY, dlpack_capsule_destructor);
+  PyObject *cap = PyCapsule_New(&e->managed, rq.versioned ? KP_DL_CAPSULE_VERSIONED : KP_DL_CAPSULE_LEGACY,
+                                dlpack_capsule_destructor);
   if (!cap) kp_dl_export_release(e);
   return cap;
 }

@@ -123,7 +123,8 @@ static int api_managed_tensor_to_py_object(kp_dl_managed_tensor_versioned *tenso
     if (tensor && tensor->deleter) tensor->deleter(tensor);
     return -1;
   }
-  kp_view *v = kp_view_from_dl_managed(st, tensor, 1, NULL, "kokkos DLPack exchange (managed_tensor_to_py_object_no_sync)");
+  kp_view *v =
+      kp_view_from_dl_managed(st, tensor, 1, NULL, "kokkos DLPack exchange (managed_tensor_to_py_object_no_sync)");
   if (!v) return -1;
   *out_py_object = v;
   return 0;
