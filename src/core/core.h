@@ -437,7 +437,7 @@ PyObject *kp_view_create_mirror_view(kp_view *self, PyObject *const *args, Py_ss
  * when NULL); NULL with an exception. */
 kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *label, const char *where);
 
-/* ---- deep_copy from any source (access/assign.c) ----------------------------------- */
+/* ---- deep_copy from any source (copy/deep_copy.c) ---------------------------------- */
 
 /* dst <- src (View, buffer-like object, exchange producer or scalar); -1 with exception. */
 int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where);

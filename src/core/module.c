@@ -7,7 +7,7 @@
  *
  *     class View: ...; class DynRankView(View): ...      # view_type.c
  *     def array(...); def asarray(...); ...               # array.c
- *     def deep_copy(dst, src)                             # access/assign.c
+ *     def deep_copy(dst, src)                             # copy/deep_copy.c
  *     def initialize(...); def finalize(); ...            # model/runtime.c
  *     def from_dlpack(x, ...)                             # exchange/dlpack.c
  *     def _view_from_object(obj, label=None)              # exchange/import.c

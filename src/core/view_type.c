@@ -1,7 +1,7 @@
 /* view_type.c: the View and DynRankView types, declared whole in one place:
  * every property, method, protocol slot and special method of a View is an
  * entry of the tables below, whichever file implements it (the View model in
- * model/view.c, element access in access/, copies in copy/ and access/assign.c,
+ * model/view.c, element access in access/, copies and deep_copy in copy/,
  * the exchange protocols in exchange/, pickling in exchange/pickling.c).
  * Nothing adds to the types afterwards: both are immutable
  * (Py_TPFLAGS_IMMUTABLETYPE); the per-combination classes of

@@ -1,5 +1,8 @@
-/* copy.c: copies between Views, fills and mirrors (deep_copy from any other
- * source, a scalar, an array or a buffer, is access/assign.c's, on top).
+/* copy.c: copies between Views, fills and mirrors, and a View's copy into
+ * another space (kp_view_copy_to_space, for the exchange protocols' copy=True).
+ * It sits below exchange/, which copies with it; deep_copy from any other
+ * source (a scalar, an array, a buffer, a producer) is deep_copy.c's, above
+ * exchange/ (it imports its source through it).
  *
  * A View-to-View copy chooses, cheapest first:
  *  1. both contiguous in the same order: one byte copy through Kokkos

@@ -1,9 +1,11 @@
-/* assign.c: deep_copy into a View from any source: another View, a Python or
+/* deep_copy.c: deep_copy into a View from any source: another View, a Python or
  * NumPy scalar (a fill), a host buffer or array (zero-copy through the buffer
  * protocol, then copied), a DLPack or __cuda_array_interface__ producer (a
  * CuPy or PyTorch device array), or, through NumPy, anything NumPy can make
  * an array of (a list) or a View of another dtype (a cast). The copies
- * themselves are copy/copy.c's.
+ * themselves are copy.c's. The one file of copy/ above exchange/: it imports
+ * its source through kp_view_from_exchange (exchange/import.c), so it calls
+ * copy.c and exchange/, and access/ (slice assignment) calls it.
  *
  * Python equivalent:
  *
