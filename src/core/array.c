@@ -33,19 +33,12 @@
 /* The default label of a View made by kokkos.array (borrowed from the
  * cache), or NULL with an exception. */
 static PyObject *default_label(kp_state *st, int dynamic, int dtype, int rank, int layout, int space) {
-  if (!st->label_cache) {
-    st->label_cache = PyMem_Calloc(KP_LABEL_SLOTS, sizeof(PyObject *));
-    if (!st->label_cache) {
-      PyErr_NoMemory();
-      return NULL;
-    }
-  }
   size_t slot = ((((size_t)(dynamic != 0) * KP_DTYPE_COUNT + (size_t)dtype) * (KP_MAX_RANK + 1) + (size_t)rank) *
                      KP_LAYOUT_COUNT +
                  (size_t)layout) *
                     KP_SPACE_COUNT +
                 (size_t)space;
-  PyObject *label = st->label_cache[slot];
+  PyObject *label = (PyObject *)kp_slots_get(&st->label_cache, slot);
   if (label) return label;
   char stars[KP_MAX_RANK + 1];
   memset(stars, '*', (size_t)rank);
@@ -54,16 +47,18 @@ static PyObject *default_label(kp_state *st, int dynamic, int dtype, int rank, i
                                stars, kp_layout_names[layout], kp_spaces[space].name);
   if (!label) return NULL;
   PyUnicode_InternInPlace(&label);
-  st->label_cache[slot] = label;
+  if (kp_slots_set(&st->label_cache, slot, label) < 0) {
+    Py_DECREF(label);
+    return NULL;
+  }
   return label;
 }
 
-void kp_array_clear(kp_state *st) {
-  if (!st->label_cache) return;
-  for (size_t i = 0; i < KP_LABEL_SLOTS; ++i) Py_CLEAR(st->label_cache[i]);
-  PyMem_Free(st->label_cache);
-  st->label_cache = NULL;
-}
+static void drop_label(void *label) { Py_DECREF((PyObject *)label); }
+
+int kp_array_init(kp_state *st) { return kp_slots_init(&st->label_cache, KP_LABEL_SLOTS); }
+
+void kp_array_clear(kp_state *st) { kp_slots_free(&st->label_cache, drop_label); }
 
 /* ---- helpers ------------------------------------------------------------------------- */
 

@@ -168,6 +168,26 @@ enum {
   KP_DL_CONST_COUNT
 };
 
+/* ---- sparse tables of pointers (slots.c) ---------------------------------------- */
+
+/* count pointers, stored in blocks allocated on first write; every entry
+ * NULL until set. */
+enum { KP_SLOTS_BLOCK = 128 };
+typedef struct kp_slots {
+  size_t count;
+  size_t nblocks;
+  void ***blocks; /* the block index (kp_slots_init); a block is NULL until written */
+} kp_slots;
+/* Allocates the block index of a table of count pointers; -1 with MemoryError. */
+int kp_slots_init(kp_slots *t, size_t count);
+/* Entry i, or NULL when never set (allocates nothing). */
+void *kp_slots_get(const kp_slots *t, size_t i);
+/* Sets entry i (allocating its block on first use); -1 with MemoryError
+ * (or SystemError for i out of range or a table not initialized). */
+int kp_slots_set(kp_slots *t, size_t i, void *value);
+/* Calls release on every entry set (when release is not NULL) and frees the table. */
+void kp_slots_free(kp_slots *t, void (*release)(void *));
+
 /* ---- module state ------------------------------------------------------------ */
 
 typedef struct kp_state {
@@ -190,13 +210,13 @@ typedef struct kp_state {
   PyObject *kw[KP_KW_COUNT];             /* interned keyword names (args.c) */
   PyObject *dl[KP_DL_CONST_COUNT];       /* the exchange protocols' names and constants (import.c) */
   PyObject *enum_types[KP_FAMILY_COUNT]; /* the enumeration classes, once registered */
-  PyObject **label_cache;                /* default labels of kokkos.array, by kind/dtype/rank/layout/space */
+  kp_slots label_cache;                  /* default labels of kokkos.array (strong), by kind/dtype/rank/layout/space */
   /* The per-combination View classes (view_class.c): a list of (class,
    * name bytes) holding them, and a table of borrowed pointers indexed by
    * the combination, allocated on first use. */
   PyObject *view_classes;
-  PyTypeObject **view_class_table;
-  PyObject *module; /* borrowed: the module owning this state */
+  kp_slots view_class_table; /* borrowed, indexed by combination */
+  PyObject *module;          /* borrowed: the module owning this state */
 } kp_state;
 
 /* Interns the keyword names into st; -1 with an exception. */
@@ -229,7 +249,8 @@ PyObject *kp_py_create_mirror(PyObject *module, PyObject *const *args, Py_ssize_
 PyObject *kp_py_create_mirror_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *kp_py_create_mirror_view_and_copy(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                             PyObject *kwnames);
-/* Frees the default-label cache (module clear). */
+/* Makes (module exec; -1 with MemoryError) / frees (module clear) the default-label cache. */
+int kp_array_init(kp_state *st);
 void kp_array_clear(kp_state *st);
 extern const char kp_doc_array[], kp_doc_unmanaged_array[], kp_doc_asarray[], kp_doc_create_mirror[],
     kp_doc_create_mirror_view[], kp_doc_create_mirror_view_and_copy[];
@@ -316,6 +337,8 @@ int kp_view_class_is_combination(kp_state *st, PyTypeObject *type);
 /* Moves v to the class of its current fields after a caller changed its
  * layout or traits; Views of other classes keep theirs. -1 with an exception. */
 int kp_view_retype(struct kp_view *v);
+/* Makes / frees the sparse table of classes (module exec / clear); -1 with MemoryError. */
+int kp_view_classes_init(kp_state *st);
 void kp_view_classes_free(kp_state *st);
 /* _view_class(dynamic, dtype, space, layout, traits, rank): the class (new reference). */
 PyObject *kp_py_view_class(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
