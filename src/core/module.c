@@ -135,6 +135,7 @@ extern PyType_Spec kp_view_type_spec;
 extern PyType_Spec kp_dyn_rank_view_type_spec;
 
 static int kp_module_exec(PyObject *module) {
+  if (kp_refuse_subinterpreter("kokkos._core") < 0) return -1;
   kp_state *st = (kp_state *)PyModule_GetState(module);
   if (kp_args_init(st) < 0 || kp_exchange_init(st) < 0) return -1;
   st->allocation_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_owner_spec, NULL);
@@ -211,7 +212,8 @@ static int kp_module_clear(PyObject *module) {
 
 static void kp_module_free(void *module) { kp_module_clear((PyObject *)module); }
 
-static PyModuleDef_Slot kp_module_slots[] = {{Py_mod_exec, kp_module_exec}, {0, NULL}};
+static PyModuleDef_Slot kp_module_slots[] = {{Py_mod_exec, kp_module_exec},
+                                             KP_SLOT_MULTIPLE_INTERPRETERS KP_SLOT_GIL{0, NULL}};
 
 PyModuleDef kp_module_def = {
     PyModuleDef_HEAD_INIT,
