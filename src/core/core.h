@@ -311,7 +311,8 @@ typedef struct kp_owner {
 extern PyType_Spec kp_owner_spec;
 
 /* New reference to an Allocation of bytes in space (zeroed unless
- * !zero), or NULL with an exception. */
+ * !zero), or NULL with an exception. Kokkos must be initialized (the caller
+ * applies kp_runtime_ensure), so owner.c never calls up to runtime.c. */
 kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t bytes, int zero);
 /* New reference to an Allocation that keeps exporter alive (and releases
  * buffer, when given, at the end; the Py_buffer is moved in). */
@@ -484,8 +485,12 @@ PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 /* Publishes the C function table as kokkos._core._C_API; -1 with exception. */
 int kp_capi_add(PyObject *module);
-/* Adds the Kokkos Tools submodule kokkos._core._tools (tools.c); -1 on error. */
-int kp_tools_add(PyObject *module);
+/* Adds the Kokkos Tools submodule kokkos._core._tools (tools.c): the
+ * submodule (borrowed: module holds it), or NULL on error. */
+PyObject *kp_tools_add(PyObject *module);
+/* Adds the tuning types and calls to that submodule and registers the
+ * tuning handlers with the bridge (tuning.c); -1 on error. */
+int kp_tuning_add(PyObject *tools_module);
 /* Makes the exchange protocols' names and constants (st->dl) (import.c); -1
  * with an exception. */
 int kp_exchange_init(kp_state *st);

@@ -166,7 +166,8 @@ static int kp_module_exec(PyObject *module) {
   if (PyModule_AddObjectRef(module, "Allocation", (PyObject *)st->allocation_type) < 0) return -1;
   if (PyModule_AddIntConstant(module, "max_rank", KP_MAX_RANK) < 0) return -1;
   if (kp_capi_add(module) < 0) return -1;
-  if (kp_tools_add(module) < 0) return -1;
+  PyObject *tools = kp_tools_add(module);
+  if (!tools || kp_tuning_add(tools) < 0) return -1;
   if (kp_runtime_add(module) < 0) return -1;
   return 0;
 }
