@@ -270,3 +270,20 @@ def test_cai_import_not_a_dict():
         kokkos.asarray(Bad())
     with pytest.raises(AttributeError):
         kokkos._core._from_cuda_array_interface(object())
+
+
+# ---- the import names the call it serves --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda o: kokkos.asarray(o), r"kokkos\.asarray\(\)"),
+        (lambda o: kokkos.array(o), r"kokkos\.array\(\)"),
+        (lambda o: kokkos.deep_copy(kokkos.View((4,)), o), r"kokkos\.deep_copy\(\)"),
+        (lambda o: kokkos.View((4,)).deep_copy(o), r"View\.deep_copy\(\)"),
+    ],
+)
+def test_exchange_import_errors_name_the_call(call, name):
+    with pytest.raises(ValueError, match=name + r": __cuda_array_interface__ lacks its 'data' entry"):
+        call(FakeCAI(data=KeyError))

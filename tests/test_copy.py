@@ -1,6 +1,7 @@
 """deep_copy between Views of every layout pair, from NumPy arrays, buffers,
 sequences and scalars; mirrors."""
 
+import re
 import threading
 
 import numpy as np
@@ -319,3 +320,55 @@ def test_very_large_fill_of_unaligned_memory_falls_back_to_plain_stores():
     kokkos.deep_copy(view, 3.0)
     assert (inside == 3.0).all()
     assert raw[0] == 0 and not raw[1 + n * 8 :].any()
+
+
+# ---- messages name the call the user made (issue 26) ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda v, s: kokkos.deep_copy(v, s), r"kokkos\.deep_copy\(\)"),
+        (lambda v, s: v.deep_copy(s), r"View\.deep_copy\(\)"),
+    ],
+)
+@pytest.mark.parametrize(
+    "src, exc, kind, why",
+    [
+        ("hello", ValueError, "str", "could not convert string to float: 'hello'"),
+        (object(), TypeError, "object", "must be a string or a real number"),
+    ],
+)
+def test_deep_copy_of_an_unconvertible_source_names_call_view_and_sources(call, name, src, exc, kind, why):
+    v = kokkos.array([2], label="dst")
+    with pytest.raises(exc) as info:
+        call(v, src)
+    msg = str(info.value)
+    assert re.match(
+        name + rf": cannot copy an object of type {kind} into View 'dst' \(float64\): .*{why}.*"
+        r"The source may be a View, an array or buffer of the same shape",
+        msg,
+    ), msg
+    assert isinstance(info.value.__cause__, exc)  # NumPy's own error, kept
+
+
+def test_deep_copy_of_a_number_string_still_fills():
+    v = kokkos.array([2])
+    kokkos.deep_copy(v, "1.5")
+    assert list(v) == [1.5, 1.5]
+
+
+def test_create_mirror_view_and_copy_with_swapped_arguments():
+    v = kokkos.array([2])
+    with pytest.raises(
+        TypeError,
+        match=r"kokkos\.create_mirror_view_and_copy\(\): the arguments are \(space, view\), but the first is a View "
+        r"and the second a memory_space: they look swapped",
+    ):
+        kokkos.create_mirror_view_and_copy(v, kokkos.HostSpace)
+    with pytest.raises(TypeError, match=r"first is a View and the second a str: they look swapped"):
+        kokkos.create_mirror_view_and_copy(v, "HostSpace")
+    # two Views: not a swap, src is a View and space is checked as a space
+    with pytest.raises(TypeError, match=r"create_mirror_view_and_copy\(\).*space"):
+        kokkos.create_mirror_view_and_copy(v, v)
+    assert kokkos.create_mirror_view_and_copy(kokkos.HostSpace, v) is v

@@ -305,3 +305,39 @@ def test_export_streams():
     with pytest.raises(ValueError, match="stream -3 is not a stream"):
         v.__dlpack__(stream=-3)
     assert v.allocation.exports == 0
+
+
+class CAIAndDLPack:
+    """A producer offering both __cuda_array_interface__ (a property, as on
+    CuPy's type) and __dlpack__, counting the DLPack calls."""
+
+    def __init__(self, arr, stream):
+        self.arr, self.stream, self.dlpack_calls = arr, stream, 0
+
+    @property
+    def __cuda_array_interface__(self):
+        d = dict(self.arr.__cuda_array_interface__)
+        d["stream"] = self.stream
+        return d
+
+    def __dlpack__(self, **kw):
+        self.dlpack_calls += 1
+        return self.arr.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self.arr.__dlpack_device__()
+
+
+def test_import_prefers_the_cai_when_it_names_a_stream(cupy):
+    a = cupy.arange(8, dtype=cupy.float64)
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        a += 1  # queued on s: Kokkos' stream must wait for it
+    both = CAIAndDLPack(a, s.ptr)
+    v = kokkos.asarray(both)
+    assert both.dlpack_calls == 0 and v.data == a.data.ptr and v.space == kokkos.CudaSpace
+    np.testing.assert_array_equal(to_numpy(v), np.arange(1.0, 9.0))
+    # no stream named: DLPack, whose handshake orders the producer's stream
+    none = CAIAndDLPack(a, None)
+    w = kokkos.asarray(none)
+    assert none.dlpack_calls == 1 and w.data == a.data.ptr

@@ -164,6 +164,9 @@ def test_view_from_object(c):
         c.view_from_object(c.view_from_object(const, False, False), True, False)
     with pytest.raises(TypeError, match="exposes neither the buffer protocol nor __array_interface__"):
         c.view_from_object(object(), False, False)
+    # named as the C API function the module called, not a Python call it never made
+    with pytest.raises(TypeError, match=r"^kokkos_python view_from_object\(\): cannot use str as View memory"):
+        c.view_from_object("abc", False, False)
 
 
 # ---- every rejection of a bad description; the deleter is never called ----------------------

@@ -314,3 +314,40 @@ def test_view_type_declares_every_protocol_itself():
     ):
         assert name in own, name
     assert type(own["__reduce_ex__"]).__name__ == "method_descriptor"
+
+
+def test_first_view_costs_little_memory():
+    # The per-combination classes and default labels are sparse tables
+    # (base/slots.c): the first View allocates a class and a block of each,
+    # not the 120,960-slot class table (about 1 MB before).
+    proc = run_python(
+        """
+        import tracemalloc
+        import kokkos
+        kokkos.initialize()
+        tracemalloc.start()
+        v = kokkos.array([3])
+        first = tracemalloc.get_traced_memory()[0]
+        w = kokkos.array([2, 2], dtype=kokkos.int32, layout=kokkos.LayoutLeft, dynamic=True)
+        second = tracemalloc.get_traced_memory()[0] - first
+        # every combination still gets its own class, found again on reuse
+        assert type(kokkos.array([4])) is type(v), type(v)
+        assert type(w).__name__ == "KokkosDynRankView_int32_HostSpace_LayoutLeft"
+        print("first", first, "second", second)
+        assert first <= 64 * 1024, first
+        assert second <= 64 * 1024, second
+        kokkos.finalize()
+        """
+    )
+    succeeded(proc, "first ")
+
+
+def test_many_combinations_all_distinct_and_cached():
+    seen = {}
+    for dt in DTYPES:
+        for layout in (kokkos.LayoutRight, kokkos.LayoutLeft):
+            for rank in range(kokkos._core.max_rank + 1):
+                cls = kokkos._core._view_class(False, dt, kokkos.HostSpace, layout, kokkos.RandomAccess, rank)
+                assert cls is kokkos._core._view_class(False, dt, kokkos.HostSpace, layout, kokkos.RandomAccess, rank)
+                seen[cls] = (dt, layout, rank)
+    assert len(seen) == len(DTYPES) * 2 * (kokkos._core.max_rank + 1)

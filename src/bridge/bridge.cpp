@@ -404,11 +404,11 @@ using namespace kokkos_python::impl;
 
 // ---- runtime ------------------------------------------------------------------
 
-extern "C" int kp_bridge_kokkos_version(void) { return KOKKOS_VERSION; }
+extern "C" int kp_bridge_kokkos_version(void) noexcept { return KOKKOS_VERSION; }
 
-extern "C" int kp_bridge_is_initialized(void) { return Kokkos::is_initialized() ? 1 : 0; }
+extern "C" int kp_bridge_is_initialized(void) noexcept { return Kokkos::is_initialized() ? 1 : 0; }
 
-extern "C" int kp_bridge_is_finalized(void) {
+extern "C" int kp_bridge_is_finalized(void) noexcept {
 #if KOKKOS_VERSION >= 40000
   return (Kokkos::is_finalized() || g_finalized) ? 1 : 0;
 #else
@@ -453,7 +453,8 @@ static kp_status check_numeric_flag(const std::string &arg_arg, kp_error *arg_er
   return fail(arg_err, KP_E_ARG, msg);
 }
 
-extern "C" kp_status kp_bridge_initialize(int argc, char **argv, const kp_init_settings *arg_s, kp_error *err) {
+extern "C" kp_status kp_bridge_initialize(int argc, char **argv, const kp_init_settings *arg_s,
+                                          kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (kp_bridge_is_finalized())
       return fail(err, KP_E_STATE, "Kokkos was finalized and cannot be initialized again in this process");
@@ -491,7 +492,7 @@ extern "C" kp_status kp_bridge_initialize(int argc, char **argv, const kp_init_s
   });
 }
 
-extern "C" kp_status kp_bridge_finalize(kp_error *err) {
+extern "C" kp_status kp_bridge_finalize(kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (!Kokkos::is_initialized()) return KP_OK;
     // Finalizing from a Tools callback of an allocation, a deallocation, a
@@ -507,7 +508,7 @@ extern "C" kp_status kp_bridge_finalize(kp_error *err) {
   });
 }
 
-extern "C" kp_status kp_bridge_fence(const char *label, kp_error *err) {
+extern "C" kp_status kp_bridge_fence(const char *label, kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
 #if KOKKOS_VERSION >= 30600
@@ -520,7 +521,7 @@ extern "C" kp_status kp_bridge_fence(const char *label, kp_error *err) {
   });
 }
 
-extern "C" kp_status kp_bridge_print_configuration(int detail, char **out, kp_error *err) {
+extern "C" kp_status kp_bridge_print_configuration(int detail, char **out, kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
     std::ostringstream os;
@@ -534,7 +535,7 @@ extern "C" kp_status kp_bridge_print_configuration(int detail, char **out, kp_er
   });
 }
 
-extern "C" kp_status kp_bridge_set_finalize_hook(void (*hook)(void), kp_error *err) {
+extern "C" kp_status kp_bridge_set_finalize_hook(void (*hook)(void), kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     g_core_hook = hook;
     ensure_finalize_hook();
@@ -544,26 +545,26 @@ extern "C" kp_status kp_bridge_set_finalize_hook(void (*hook)(void), kp_error *e
 
 // ---- spaces -------------------------------------------------------------------
 
-extern "C" int kp_bridge_space_available(int space) {
+extern "C" int kp_bridge_space_available(int space) noexcept {
   return with_space(space, nullptr, [](auto) { return KP_OK; }) == KP_OK;
 }
 
-extern "C" int kp_bridge_space_host_accessible(int space) {
+extern "C" int kp_bridge_space_host_accessible(int space) noexcept {
   return with_space(space, nullptr, [](auto s) {
            using S = typename decltype(s)::type;
            return Kokkos::SpaceAccessibility<Kokkos::HostSpace, S>::accessible ? KP_OK : KP_E_UNAVAILABLE;
          }) == KP_OK;
 }
 
-extern "C" int kp_bridge_default_memory_space(void) {
+extern "C" int kp_bridge_default_memory_space(void) noexcept {
   return space_index<Kokkos::DefaultExecutionSpace::memory_space>();
 }
 
-extern "C" int kp_bridge_default_host_memory_space(void) {
+extern "C" int kp_bridge_default_host_memory_space(void) noexcept {
   return space_index<Kokkos::DefaultHostExecutionSpace::memory_space>();
 }
 
-extern "C" int kp_bridge_execution_space_available(int exec) {
+extern "C" int kp_bridge_execution_space_available(int exec) noexcept {
   switch (exec) {
 #if defined(KOKKOS_ENABLE_SERIAL)
     case KP_EXEC_SERIAL:
@@ -602,9 +603,11 @@ extern "C" int kp_bridge_execution_space_available(int exec) {
   }
 }
 
-extern "C" int kp_bridge_default_execution_space(void) { return exec_index<Kokkos::DefaultExecutionSpace>(); }
+extern "C" int kp_bridge_default_execution_space(void) noexcept { return exec_index<Kokkos::DefaultExecutionSpace>(); }
 
-extern "C" int kp_bridge_default_host_execution_space(void) { return exec_index<Kokkos::DefaultHostExecutionSpace>(); }
+extern "C" int kp_bridge_default_host_execution_space(void) noexcept {
+  return exec_index<Kokkos::DefaultHostExecutionSpace>();
+}
 
 // ---- memory ---------------------------------------------------------------------
 
@@ -623,7 +626,7 @@ static kp_status allocation_failed(kp_error *err, const char *label, size_t byte
 }
 
 extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t bytes, int zero, void **out,
-                                        kp_error *err) {
+                                        kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
     return with_space(space, err, [&](auto sp) -> kp_status {
@@ -649,7 +652,8 @@ extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t byt
   });
 }
 
-extern "C" kp_status kp_bridge_host_allocate(const char *label, size_t bytes, int zero, void **out, kp_error *err) {
+extern "C" kp_status kp_bridge_host_allocate(const char *label, size_t bytes, int zero, void **out,
+                                             kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
     void *p = nullptr;
@@ -666,14 +670,14 @@ extern "C" kp_status kp_bridge_host_allocate(const char *label, size_t bytes, in
   });
 }
 
-extern "C" kp_status kp_bridge_host_deallocate(const char *label, void *ptr, size_t bytes, kp_error *err) {
+extern "C" kp_status kp_bridge_host_deallocate(const char *label, void *ptr, size_t bytes, kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     Kokkos::HostSpace().deallocate(label ? label : "", ptr, bytes);
     return KP_OK;
   });
 }
 
-extern "C" kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err) {
+extern "C" kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err) noexcept {
   // No initialized check: the core calls this from Kokkos' finalize hook,
   // while Kokkos is still alive, and never after finalize.
   return guarded(err, [&]() -> kp_status {
@@ -686,7 +690,8 @@ extern "C" kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err) {
 }
 
 extern "C" kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *dst_label, int src_space,
-                                          const void *src, const char *src_label, size_t bytes, kp_error *err) {
+                                          const void *src, const char *src_label, size_t bytes,
+                                          kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
     return with_space(dst_space, err, [&](auto dsp) -> kp_status {
@@ -718,7 +723,7 @@ extern "C" kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *
 }
 
 extern "C" int kp_bridge_tools_begin_deep_copy(int dst_space, const char *dst_label, const void *dst, int src_space,
-                                               const char *src_label, const void *src, uint64_t bytes) {
+                                               const char *src_label, const void *src, uint64_t bytes) noexcept {
   int reported = 0;
   guarded(nullptr, [&]() -> kp_status {
     if (!Kokkos::Tools::profileLibraryLoaded()) return KP_OK;
@@ -737,7 +742,7 @@ extern "C" int kp_bridge_tools_begin_deep_copy(int dst_space, const char *dst_la
   return reported;
 }
 
-extern "C" void kp_bridge_tools_end_deep_copy(void) {
+extern "C" void kp_bridge_tools_end_deep_copy(void) noexcept {
   guarded(nullptr, []() -> kp_status {
     Kokkos::Tools::endDeepCopy();
     return KP_OK;
@@ -746,7 +751,7 @@ extern "C" void kp_bridge_tools_end_deep_copy(void) {
 
 extern "C" kp_status kp_bridge_copy_strided(int space, size_t elem_size, int rank, const int64_t *extents, void *dst,
                                             const int64_t *dst_strides, const void *src, const int64_t *src_strides,
-                                            kp_error *err) {
+                                            kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
     if (rank < 0 || rank > KP_MAX_RANK) return fail(err, KP_E_ARG, "rank out of range");
@@ -762,7 +767,7 @@ extern "C" kp_status kp_bridge_copy_strided(int space, size_t elem_size, int ran
 }
 
 extern "C" kp_status kp_bridge_fill(int space, size_t elem_size, int rank, const int64_t *extents, void *dst,
-                                    const int64_t *dst_strides, const void *value, kp_error *err) {
+                                    const int64_t *dst_strides, const void *value, kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
     if (rank < 0 || rank > KP_MAX_RANK) return fail(err, KP_E_ARG, "rank out of range");

@@ -1,16 +1,25 @@
 /* bridge.h: the C interface between the C core and Kokkos.
  *
- * The core (plain C11) calls only what is declared here; bridge.cpp (C++,
- * compiled against the installed Kokkos) implements it. No Kokkos type
- * crosses this line: memory spaces are small integers (enum kp_space),
- * sizes are fixed-width integers, and every function is noexcept on the C++
- * side: it catches everything and reports a status plus a message.
+ * The core (plain C11) calls only what is declared here and in the other
+ * bridge headers (exchange_bridge.h, tools_bridge.h, tuning_bridge.h,
+ * host_parallel.h); the bridge's C++ files, compiled against the installed
+ * Kokkos, implement it. No Kokkos type crosses this line: memory spaces are
+ * small integers (enum kp_space), sizes are fixed-width integers, and every
+ * function is declared KP_NOEXCEPT and defined noexcept on the C++ side: it
+ * catches everything and reports a status plus a message.
  */
 #ifndef KOKKOS_PYTHON_BRIDGE_H
 #define KOKKOS_PYTHON_BRIDGE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* noexcept for the C++ side of every bridge declaration (nothing in C). */
+#ifdef __cplusplus
+#define KP_NOEXCEPT noexcept
+#else
+#define KP_NOEXCEPT
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,59 +88,60 @@ typedef struct kp_init_settings {
 
 /* KOKKOS_VERSION of the Kokkos the bridge was compiled against
  * (major * 10000 + minor * 100 + patch). */
-int kp_bridge_kokkos_version(void);
+int kp_bridge_kokkos_version(void) KP_NOEXCEPT;
 /* Address of Kokkos::is_initialized in the Kokkos library the bridge uses:
  * identifies that Kokkos runtime in the process (capi_bridge.cpp). */
-const void *kp_bridge_kokkos_runtime(void);
-int kp_bridge_is_initialized(void);
+const void *kp_bridge_kokkos_runtime(void) KP_NOEXCEPT;
+int kp_bridge_is_initialized(void) KP_NOEXCEPT;
 /* True once Kokkos::finalize ran (tracked by a finalize hook where Kokkos
  * itself has no is_finalized, as in 3.x). */
-int kp_bridge_is_finalized(void);
+int kp_bridge_is_finalized(void) KP_NOEXCEPT;
 /* Initializes Kokkos with argv (may be NULL) plus the given settings. */
-kp_status kp_bridge_initialize(int argc, char **argv, const kp_init_settings *settings, kp_error *err);
-kp_status kp_bridge_finalize(kp_error *err);
-kp_status kp_bridge_fence(const char *label, kp_error *err);
+kp_status kp_bridge_initialize(int argc, char **argv, const kp_init_settings *settings, kp_error *err) KP_NOEXCEPT;
+kp_status kp_bridge_finalize(kp_error *err) KP_NOEXCEPT;
+kp_status kp_bridge_fence(const char *label, kp_error *err) KP_NOEXCEPT;
 /* *out receives a malloc'd string; release it with free(). */
-kp_status kp_bridge_print_configuration(int detail, char **out, kp_error *err);
+kp_status kp_bridge_print_configuration(int detail, char **out, kp_error *err) KP_NOEXCEPT;
 /* Registers the function Kokkos calls at the start of every finalize
  * (whoever calls it: Python or the application's C++). Call once. */
-kp_status kp_bridge_set_finalize_hook(void (*hook)(void), kp_error *err);
+kp_status kp_bridge_set_finalize_hook(void (*hook)(void), kp_error *err) KP_NOEXCEPT;
 
 /* ---- spaces ------------------------------------------------------------ */
 
-int kp_bridge_space_available(int space);
+int kp_bridge_space_available(int space) KP_NOEXCEPT;
 /* True if the host can read and write memory of this space. */
-int kp_bridge_space_host_accessible(int space);
-int kp_bridge_default_memory_space(void);
-int kp_bridge_default_host_memory_space(void);
-int kp_bridge_execution_space_available(int exec);
-int kp_bridge_default_execution_space(void);
-int kp_bridge_default_host_execution_space(void);
+int kp_bridge_space_host_accessible(int space) KP_NOEXCEPT;
+int kp_bridge_default_memory_space(void) KP_NOEXCEPT;
+int kp_bridge_default_host_memory_space(void) KP_NOEXCEPT;
+int kp_bridge_execution_space_available(int exec) KP_NOEXCEPT;
+int kp_bridge_default_execution_space(void) KP_NOEXCEPT;
+int kp_bridge_default_host_execution_space(void) KP_NOEXCEPT;
 
 /* ---- memory ------------------------------------------------------------ */
 
 /* Allocates bytes (> 0) in space through Kokkos with label, so Kokkos
  * Tools see it; zero-fills it when zero is set. */
-kp_status kp_bridge_allocate(int space, const char *label, size_t bytes, int zero, void **out, kp_error *err);
-kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err);
+kp_status kp_bridge_allocate(int space, const char *label, size_t bytes, int zero, void **out,
+                             kp_error *err) KP_NOEXCEPT;
+kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err) KP_NOEXCEPT;
 /* HostSpace memory without Kokkos' allocation record (half the cost of
  * kokkos_malloc): HostSpace::allocate with the label, so Kokkos Tools see
  * the same allocation event; zero-filled when zero is set. Free it with
  * kp_bridge_host_deallocate, the same label and the same size. */
-kp_status kp_bridge_host_allocate(const char *label, size_t bytes, int zero, void **out, kp_error *err);
-kp_status kp_bridge_host_deallocate(const char *label, void *ptr, size_t bytes, kp_error *err);
+kp_status kp_bridge_host_allocate(const char *label, size_t bytes, int zero, void **out, kp_error *err) KP_NOEXCEPT;
+kp_status kp_bridge_host_deallocate(const char *label, void *ptr, size_t bytes, kp_error *err) KP_NOEXCEPT;
 
 /* Copies bytes between any two available spaces (fences before and after,
  * reports a labelled deep-copy event to Kokkos Tools). */
 kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *dst_label, int src_space, const void *src,
-                               const char *src_label, size_t bytes, kp_error *err);
+                               const char *src_label, size_t bytes, kp_error *err) KP_NOEXCEPT;
 
 /* Strided element copy within one space, run by that space's execution
  * space. Strides are in elements and may be negative; the last dimension
  * varies fastest in the iteration order. elem_size is 1, 2, 4, 8 or 16. */
 kp_status kp_bridge_copy_strided(int space, size_t elem_size, int rank, const int64_t *extents, void *dst,
                                  const int64_t *dst_strides, const void *src, const int64_t *src_strides,
-                                 kp_error *err);
+                                 kp_error *err) KP_NOEXCEPT;
 
 /* Reports to Kokkos Tools a deep copy that the core carries out without
  * Kokkos::deep_copy (host strided copies, strided kernels, staged copies,
@@ -141,13 +151,13 @@ kp_status kp_bridge_copy_strided(int space, size_t elem_size, int rank, const in
  * begin returns 1 when a tool listens (the caller then calls end once the
  * copy is done), 0 when none does or a space is unknown. Never fails. */
 int kp_bridge_tools_begin_deep_copy(int dst_space, const char *dst_label, const void *dst, int src_space,
-                                    const char *src_label, const void *src, uint64_t bytes);
-void kp_bridge_tools_end_deep_copy(void);
+                                    const char *src_label, const void *src, uint64_t bytes) KP_NOEXCEPT;
+void kp_bridge_tools_end_deep_copy(void) KP_NOEXCEPT;
 
 /* Fills every element of a strided region with *value (elem_size bytes,
  * read on the host). */
 kp_status kp_bridge_fill(int space, size_t elem_size, int rank, const int64_t *extents, void *dst,
-                         const int64_t *dst_strides, const void *value, kp_error *err);
+                         const int64_t *dst_strides, const void *value, kp_error *err) KP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

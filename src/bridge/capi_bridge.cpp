@@ -8,6 +8,6 @@
 
 #include <Kokkos_Core.hpp>
 
-extern "C" const void *kp_bridge_kokkos_runtime(void) {
+extern "C" const void *kp_bridge_kokkos_runtime(void) noexcept {
   return reinterpret_cast<const void *>(&Kokkos::is_initialized);
 }

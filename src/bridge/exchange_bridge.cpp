@@ -103,7 +103,7 @@ hipError_t hip_event_for(int arg_device, hipEvent_t &arg_event) noexcept {
 
 using namespace kokkos_python::impl;
 
-extern "C" int kp_bridge_device_id(int arg_space) {
+extern "C" int kp_bridge_device_id(int arg_space) noexcept {
   try {
 #if defined(KOKKOS_ENABLE_CUDA)
     if (is_cuda_space(arg_space)) {
@@ -125,7 +125,7 @@ extern "C" int kp_bridge_device_id(int arg_space) {
   return 0;
 }
 
-extern "C" uintptr_t kp_bridge_kokkos_stream(int arg_space) {
+extern "C" uintptr_t kp_bridge_kokkos_stream(int arg_space) noexcept {
   try {
 #if defined(KOKKOS_ENABLE_CUDA)
     if (is_cuda_space(arg_space)) {
@@ -149,7 +149,7 @@ extern "C" uintptr_t kp_bridge_kokkos_stream(int arg_space) {
   return 0;
 }
 
-extern "C" int kp_bridge_pointer_space(const void *arg_ptr, int *arg_device_id) {
+extern "C" int kp_bridge_pointer_space(const void *arg_ptr, int *arg_device_id) noexcept {
   if (arg_device_id) *arg_device_id = 0;
 #if defined(KOKKOS_ENABLE_CUDA)
   cudaPointerAttributes attr;
@@ -174,7 +174,7 @@ extern "C" int kp_bridge_pointer_space(const void *arg_ptr, int *arg_device_id) 
 #endif
 }
 
-extern "C" kp_status kp_bridge_stream_synchronize(int arg_space, uintptr_t arg_stream, kp_error *arg_err) {
+extern "C" kp_status kp_bridge_stream_synchronize(int arg_space, uintptr_t arg_stream, kp_error *arg_err) noexcept {
   try {
 #if defined(KOKKOS_ENABLE_CUDA)
     if (is_cuda_space(arg_space)) {
@@ -207,7 +207,7 @@ extern "C" kp_status kp_bridge_stream_synchronize(int arg_space, uintptr_t arg_s
 }
 
 extern "C" kp_status kp_bridge_stream_wait(int arg_space, uintptr_t arg_waiter, uintptr_t arg_producer,
-                                           kp_error *arg_err) {
+                                           kp_error *arg_err) noexcept {
   if (arg_waiter == arg_producer) return KP_OK;
   try {
 #if defined(KOKKOS_ENABLE_CUDA)

@@ -23,24 +23,24 @@ extern "C" {
 /* The ordinal of the device Kokkos runs space's execution space on (the
  * CUDA or HIP device of Kokkos' default instance); 0 for host spaces and
  * for spaces this Kokkos lacks. */
-int kp_bridge_device_id(int space);
+int kp_bridge_device_id(int space) KP_NOEXCEPT;
 
 /* The stream of Kokkos' default execution space instance for memory of
  * space, as a protocol integer (1 when that is CUDA's legacy default
  * stream); 0 for host spaces (no stream). */
-uintptr_t kp_bridge_kokkos_stream(int space);
+uintptr_t kp_bridge_kokkos_stream(int space) KP_NOEXCEPT;
 
 /* The memory space (enum kp_space) that holds ptr, as the device runtime
  * reports it (CUDA: device -> KP_SPACE_CUDA, managed -> KP_SPACE_CUDA_UVM,
  * registered host -> KP_SPACE_CUDA_HOST_PINNED), with its device ordinal in
  * *device_id; -1 when no device backend of this Kokkos knows the pointer. */
-int kp_bridge_pointer_space(const void *ptr, int *device_id);
+int kp_bridge_pointer_space(const void *ptr, int *device_id) KP_NOEXCEPT;
 
 /* Blocks the calling thread until all work queued so far on stream (a
  * protocol integer) of space's backend has finished. KP_E_UNAVAILABLE when
  * this Kokkos has no such backend; KP_E_KOKKOS with the runtime's message
  * when the device runtime reports an error. */
-kp_status kp_bridge_stream_synchronize(int space, uintptr_t stream, kp_error *err);
+kp_status kp_bridge_stream_synchronize(int space, uintptr_t stream, kp_error *err) KP_NOEXCEPT;
 
 /* Makes the work queued later on stream waiter (a protocol integer) wait
  * for the work queued so far on stream producer, both of space's backend,
@@ -48,7 +48,7 @@ kp_status kp_bridge_stream_synchronize(int space, uintptr_t stream, kp_error *er
  * waiter. KP_OK at once when both name the same stream. KP_E_UNAVAILABLE
  * when this Kokkos has no such backend; KP_E_KOKKOS with the runtime's
  * message when the device runtime reports an error. */
-kp_status kp_bridge_stream_wait(int space, uintptr_t waiter, uintptr_t producer, kp_error *err);
+kp_status kp_bridge_stream_wait(int space, uintptr_t waiter, uintptr_t producer, kp_error *err) KP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

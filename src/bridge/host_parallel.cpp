@@ -10,7 +10,7 @@
 
 using namespace kokkos_python::impl;
 
-extern "C" int kp_bridge_host_concurrency(void) {
+extern "C" int kp_bridge_host_concurrency(void) noexcept {
   if (!Kokkos::is_initialized()) return 1;
   try {
     const int c = Kokkos::DefaultHostExecutionSpace().concurrency();
@@ -21,7 +21,7 @@ extern "C" int kp_bridge_host_concurrency(void) {
 }
 
 extern "C" kp_status kp_bridge_host_parallel(const char *label, int64_t n, void (*body)(int64_t, int64_t, void *),
-                                             void *ctx, kp_error *err) {
+                                             void *ctx, kp_error *err) noexcept {
   return guarded_call(err, "Kokkos raised an unknown C++ exception", [&]() -> kp_status {
     if (!Kokkos::is_initialized()) return fail(err, KP_E_STATE, "Kokkos is not initialized");
     if (n <= 0) return KP_OK;

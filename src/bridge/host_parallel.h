@@ -16,14 +16,14 @@ extern "C" {
 
 /* Number of threads of Kokkos' default host execution space (1 when
  * Kokkos is not initialized). */
-int kp_bridge_host_concurrency(void);
+int kp_bridge_host_concurrency(void) KP_NOEXCEPT;
 
 /* Splits [0, n) into one contiguous chunk per host thread and calls
  * body(begin, end, ctx) for each non-empty chunk, in parallel, then fences.
  * body must not call into Python or throw. Runs without the GIL. label names
  * the kernel for Kokkos Tools. */
 kp_status kp_bridge_host_parallel(const char *label, int64_t n, void (*body)(int64_t begin, int64_t end, void *ctx),
-                                  void *ctx, kp_error *err);
+                                  void *ctx, kp_error *err) KP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -277,13 +277,13 @@ using namespace kokkos_python::tools;
 
 // ---- callbacks ------------------------------------------------------------------
 
-extern "C" void kp_tools_bridge_set_handlers(const kp_tools_handlers *handlers) {
+extern "C" void kp_tools_bridge_set_handlers(const kp_tools_handlers *handlers) noexcept {
   if (handlers) g_handlers = *handlers;
 }
 
-extern "C" int kp_tools_bridge_event_available(int event) { return valid_event(event) ? 1 : 0; }
+extern "C" int kp_tools_bridge_event_available(int event) noexcept { return valid_event(event) ? 1 : 0; }
 
-extern "C" kp_status kp_tools_bridge_set_callback(int event, int enable, kp_error *err) {
+extern "C" kp_status kp_tools_bridge_set_callback(int event, int enable, kp_error *err) noexcept {
   if (!valid_event(event)) return fail(err, KP_E_ARG, "unknown Kokkos Tools event");
   return guarded(err, [&]() -> kp_status {
     g_events[event].set(enable != 0);
@@ -291,7 +291,7 @@ extern "C" kp_status kp_tools_bridge_set_callback(int event, int enable, kp_erro
   });
 }
 
-extern "C" void kp_tools_bridge_slot(int event, kp_tools_slot_info *out) {
+extern "C" void kp_tools_bridge_slot(int event, kp_tools_slot_info *out) noexcept {
   if (!out) return;
   std::memset(out, 0, sizeof(*out));
   if (!valid_event(event)) return;
@@ -316,19 +316,22 @@ extern "C" void kp_tools_bridge_slot(int event, kp_tools_slot_info *out) {
 #endif
 }
 
-extern "C" int kp_tools_bridge_profile_library_loaded(void) { return Kokkos::Tools::profileLibraryLoaded() ? 1 : 0; }
+extern "C" int kp_tools_bridge_profile_library_loaded(void) noexcept {
+  return Kokkos::Tools::profileLibraryLoaded() ? 1 : 0;
+}
 
 // ---- profiling calls -------------------------------------------------------------
 
-extern "C" kp_status kp_tools_bridge_push_region(const char *name, kp_error *err) {
+extern "C" kp_status kp_tools_bridge_push_region(const char *name, kp_error *err) noexcept {
   return profiling_call(err, [&] { Kokkos::Tools::pushRegion(std::string(name ? name : "")); });
 }
 
-extern "C" kp_status kp_tools_bridge_pop_region(kp_error *err) {
+extern "C" kp_status kp_tools_bridge_pop_region(kp_error *err) noexcept {
   return profiling_call(err, [&] { Kokkos::Tools::popRegion(); });
 }
 
-extern "C" kp_status kp_tools_bridge_create_profile_section(const char *name, uint32_t *out_id, kp_error *err) {
+extern "C" kp_status kp_tools_bridge_create_profile_section(const char *name, uint32_t *out_id,
+                                                            kp_error *err) noexcept {
   return profiling_call(err, [&] {
     uint32_t id = 0;
     Kokkos::Tools::createProfileSection(std::string(name ? name : ""), &id);
@@ -336,28 +339,28 @@ extern "C" kp_status kp_tools_bridge_create_profile_section(const char *name, ui
   });
 }
 
-extern "C" kp_status kp_tools_bridge_destroy_profile_section(uint32_t id, kp_error *err) {
+extern "C" kp_status kp_tools_bridge_destroy_profile_section(uint32_t id, kp_error *err) noexcept {
   return profiling_call(err, [&] { Kokkos::Tools::destroyProfileSection(id); });
 }
 
-extern "C" kp_status kp_tools_bridge_start_section(uint32_t id, kp_error *err) {
+extern "C" kp_status kp_tools_bridge_start_section(uint32_t id, kp_error *err) noexcept {
   return profiling_call(err, [&] { Kokkos::Tools::startSection(id); });
 }
 
-extern "C" kp_status kp_tools_bridge_stop_section(uint32_t id, kp_error *err) {
+extern "C" kp_status kp_tools_bridge_stop_section(uint32_t id, kp_error *err) noexcept {
   return profiling_call(err, [&] { Kokkos::Tools::stopSection(id); });
 }
 
-extern "C" kp_status kp_tools_bridge_mark_event(const char *name, kp_error *err) {
+extern "C" kp_status kp_tools_bridge_mark_event(const char *name, kp_error *err) noexcept {
   return profiling_call(err, [&] { Kokkos::Tools::markEvent(std::string(name ? name : "")); });
 }
 
-extern "C" kp_status kp_tools_bridge_declare_metadata(const char *key, const char *value, kp_error *err) {
+extern "C" kp_status kp_tools_bridge_declare_metadata(const char *key, const char *value, kp_error *err) noexcept {
   return profiling_call(
       err, [&] { Kokkos::Tools::declareMetadata(std::string(key ? key : ""), std::string(value ? value : "")); });
 }
 
-extern "C" kp_status kp_tools_bridge_pause(kp_error *err) {
+extern "C" kp_status kp_tools_bridge_pause(kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (g_paused.exchange(true)) return KP_OK;
     KTE::pause_tools();
@@ -365,7 +368,7 @@ extern "C" kp_status kp_tools_bridge_pause(kp_error *err) {
   });
 }
 
-extern "C" kp_status kp_tools_bridge_resume(kp_error *err) {
+extern "C" kp_status kp_tools_bridge_resume(kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (!g_paused.exchange(false)) return KP_OK;
     KTE::resume_tools();
@@ -373,9 +376,9 @@ extern "C" kp_status kp_tools_bridge_resume(kp_error *err) {
   });
 }
 
-extern "C" int kp_tools_bridge_paused(void) { return g_paused.load() ? 1 : 0; }
+extern "C" int kp_tools_bridge_paused(void) noexcept { return g_paused.load() ? 1 : 0; }
 
-extern "C" void kp_tools_bridge_make_space_handle(const char *name, kp_tools_space_handle *out) {
+extern "C" void kp_tools_bridge_make_space_handle(const char *name, kp_tools_space_handle *out) noexcept {
   if (!out) return;
   std::memset(out->name, 0, sizeof(out->name));
   if (!name) return;
@@ -383,7 +386,7 @@ extern "C" void kp_tools_bridge_make_space_handle(const char *name, kp_tools_spa
   *out = copy_handle(h);
 }
 
-extern "C" kp_status kp_tools_bridge_tool_fence(uint32_t device_id, kp_error *err) {
+extern "C" kp_status kp_tools_bridge_tool_fence(uint32_t device_id, kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (!Kokkos::is_initialized())
       return fail(err, KP_E_STATE,
@@ -395,7 +398,9 @@ extern "C" kp_status kp_tools_bridge_tool_fence(uint32_t device_id, kp_error *er
   });
 }
 
-extern "C" uint64_t kp_tools_bridge_interface_version(void) { return static_cast<uint64_t>(KOKKOSP_INTERFACE_VERSION); }
+extern "C" uint64_t kp_tools_bridge_interface_version(void) noexcept {
+  return static_cast<uint64_t>(KOKKOSP_INTERFACE_VERSION);
+}
 
 // ---- the original package's internal self-test ------------------------------
 
@@ -421,7 +426,7 @@ struct internal_scan {
 };
 }  // namespace
 
-extern "C" kp_status kp_tools_bridge_internal_setup(kp_error *err) {
+extern "C" kp_status kp_tools_bridge_internal_setup(kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (!Kokkos::is_initialized()) return fail(err, KP_E_STATE, "Kokkos is not initialized");
     delete g_internal_source;
@@ -432,7 +437,7 @@ extern "C" kp_status kp_tools_bridge_internal_setup(kp_error *err) {
   });
 }
 
-extern "C" kp_status kp_tools_bridge_internal_test(kp_error *err) {
+extern "C" kp_status kp_tools_bridge_internal_test(kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (!Kokkos::is_initialized()) return fail(err, KP_E_STATE, "Kokkos is not initialized");
     if (!g_internal_source || !g_internal_target)

@@ -118,15 +118,15 @@ typedef struct kp_tools_handlers {
 } kp_tools_handlers;
 
 /* Registers the handlers (copied). Call once, before any callback is set. */
-void kp_tools_bridge_set_handlers(const kp_tools_handlers *handlers);
+void kp_tools_bridge_set_handlers(const kp_tools_handlers *handlers) KP_NOEXCEPT;
 
 /* True if the installed Kokkos lets a callback be set for event. */
-int kp_tools_bridge_event_available(int event);
+int kp_tools_bridge_event_available(int event) KP_NOEXCEPT;
 
 /* Installs (enable) or removes (!enable) the bridge's trampoline for
  * event in Kokkos' callback table, replacing whatever was there (a tool
  * library's function included: Kokkos keeps one callback per event). */
-kp_status kp_tools_bridge_set_callback(int event, int enable, kp_error *err);
+kp_status kp_tools_bridge_set_callback(int event, int enable, kp_error *err) KP_NOEXCEPT;
 
 /* What Kokkos' table holds for event right now. */
 typedef enum kp_tools_slot {
@@ -142,45 +142,45 @@ typedef struct kp_tools_slot_info {
   char symbol[128];  /* its name ("" if unknown) */
 } kp_tools_slot_info;
 
-void kp_tools_bridge_slot(int event, kp_tools_slot_info *out);
+void kp_tools_bridge_slot(int event, kp_tools_slot_info *out) KP_NOEXCEPT;
 
 /* Kokkos::Tools::profileLibraryLoaded(): any callback set. */
-int kp_tools_bridge_profile_library_loaded(void);
+int kp_tools_bridge_profile_library_loaded(void) KP_NOEXCEPT;
 
 /* The profiling calls of Kokkos::Tools; each reports to whatever is set. */
-kp_status kp_tools_bridge_push_region(const char *name, kp_error *err);
-kp_status kp_tools_bridge_pop_region(kp_error *err);
-kp_status kp_tools_bridge_create_profile_section(const char *name, uint32_t *out_id, kp_error *err);
-kp_status kp_tools_bridge_destroy_profile_section(uint32_t id, kp_error *err);
-kp_status kp_tools_bridge_start_section(uint32_t id, kp_error *err);
-kp_status kp_tools_bridge_stop_section(uint32_t id, kp_error *err);
-kp_status kp_tools_bridge_mark_event(const char *name, kp_error *err);
-kp_status kp_tools_bridge_declare_metadata(const char *key, const char *value, kp_error *err);
+kp_status kp_tools_bridge_push_region(const char *name, kp_error *err) KP_NOEXCEPT;
+kp_status kp_tools_bridge_pop_region(kp_error *err) KP_NOEXCEPT;
+kp_status kp_tools_bridge_create_profile_section(const char *name, uint32_t *out_id, kp_error *err) KP_NOEXCEPT;
+kp_status kp_tools_bridge_destroy_profile_section(uint32_t id, kp_error *err) KP_NOEXCEPT;
+kp_status kp_tools_bridge_start_section(uint32_t id, kp_error *err) KP_NOEXCEPT;
+kp_status kp_tools_bridge_stop_section(uint32_t id, kp_error *err) KP_NOEXCEPT;
+kp_status kp_tools_bridge_mark_event(const char *name, kp_error *err) KP_NOEXCEPT;
+kp_status kp_tools_bridge_declare_metadata(const char *key, const char *value, kp_error *err) KP_NOEXCEPT;
 
 /* Kokkos::Tools::Experimental::pause_tools / resume_tools. Resuming
  * without a pause does nothing (Kokkos would restore an empty table). */
-kp_status kp_tools_bridge_pause(kp_error *err);
-kp_status kp_tools_bridge_resume(kp_error *err);
-int kp_tools_bridge_paused(void);
+kp_status kp_tools_bridge_pause(kp_error *err) KP_NOEXCEPT;
+kp_status kp_tools_bridge_resume(kp_error *err) KP_NOEXCEPT;
+int kp_tools_bridge_paused(void) KP_NOEXCEPT;
 
 /* Kokkos::Tools::make_space_handle(name). */
-void kp_tools_bridge_make_space_handle(const char *name, kp_tools_space_handle *out);
+void kp_tools_bridge_make_space_handle(const char *name, kp_tools_space_handle *out) KP_NOEXCEPT;
 
 /* Calls the fence action Kokkos provided through
  * provide_tool_programming_interface; KP_E_UNAVAILABLE if none was
  * provided, KP_E_STATE unless Kokkos is initialized. */
-kp_status kp_tools_bridge_tool_fence(uint32_t device_id, kp_error *err);
+kp_status kp_tools_bridge_tool_fence(uint32_t device_id, kp_error *err) KP_NOEXCEPT;
 
 /* KOKKOSP_INTERFACE_VERSION of the installed Kokkos. */
-uint64_t kp_tools_bridge_interface_version(void);
+uint64_t kp_tools_bridge_interface_version(void) KP_NOEXCEPT;
 
 /* The original package's kokkos.tools._internal: setup allocates two host
  * Views labelled "cxx_source" and "cxx_target" (10 int32 each); test runs
  * C++ Kokkos work that Tools report (parallel_for / reduce / scan named
  * "cxx_parallel_*", a profile section "cxx_created_section", a deep copy
  * target <- source, a region "cxx_push_region") and frees both Views. */
-kp_status kp_tools_bridge_internal_setup(kp_error *err);
-kp_status kp_tools_bridge_internal_test(kp_error *err);
+kp_status kp_tools_bridge_internal_setup(kp_error *err) KP_NOEXCEPT;
+kp_status kp_tools_bridge_internal_test(kp_error *err) KP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

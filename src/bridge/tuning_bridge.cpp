@@ -297,21 +297,21 @@ void tr_declare_optimization_goal(const size_t arg_context, const KTE::Optimizat
 
 using namespace kokkos_python::tuning;
 
-extern "C" void kp_tuning_bridge_set_handlers(const kp_tuning_handlers *handlers) {
+extern "C" void kp_tuning_bridge_set_handlers(const kp_tuning_handlers *handlers) noexcept {
   if (handlers) g_handlers = *handlers;
 }
 
-extern "C" int kp_tuning_bridge_kokkos_enable_tuning(void) { return kokkos_tunes ? 1 : 0; }
+extern "C" int kp_tuning_bridge_kokkos_enable_tuning(void) noexcept { return kokkos_tunes ? 1 : 0; }
 
-extern "C" size_t kp_tuning_bridge_new_context_id(void) { return KTE::get_new_context_id(); }
-extern "C" size_t kp_tuning_bridge_current_context_id(void) { return KTE::get_current_context_id(); }
-extern "C" size_t kp_tuning_bridge_new_variable_id(void) { return KTE::get_new_variable_id(); }
+extern "C" size_t kp_tuning_bridge_new_context_id(void) noexcept { return KTE::get_new_context_id(); }
+extern "C" size_t kp_tuning_bridge_current_context_id(void) noexcept { return KTE::get_current_context_id(); }
+extern "C" size_t kp_tuning_bridge_new_variable_id(void) noexcept { return KTE::get_new_variable_id(); }
 
-extern "C" int kp_tuning_bridge_have_tuning_tool(void) {
+extern "C" int kp_tuning_bridge_have_tuning_tool(void) noexcept {
   return KTE::get_callbacks().request_output_values != nullptr ? 1 : 0;
 }
 
-extern "C" int kp_tuning_bridge_type_of(size_t id) {
+extern "C" int kp_tuning_bridge_type_of(size_t id) noexcept {
   try {
     declared *d = lookup(id);
     return d ? d->m_info.type : -1;
@@ -321,7 +321,7 @@ extern "C" int kp_tuning_bridge_type_of(size_t id) {
 }
 
 extern "C" kp_status kp_tuning_bridge_declare_type(int output, const char *name, const kp_tuning_info *info,
-                                                   size_t *out_id, kp_error *err) {
+                                                   size_t *out_id, kp_error *err) noexcept {
   if (!info || !valid_info(*info)) return fail(err, KP_E_ARG, "invalid variable description");
   return guarded(err, [&]() -> kp_status {
     const std::string label(name ? name : "");
@@ -367,7 +367,7 @@ std::vector<KTE::VariableValue> to_kokkos(size_t arg_n, const kp_tuning_variable
 
 extern "C" kp_status kp_tuning_bridge_request_output_values(size_t context_id, size_t n_inputs,
                                                             kp_tuning_variable *inputs, size_t n_outputs,
-                                                            kp_tuning_variable *outputs, kp_error *err) {
+                                                            kp_tuning_variable *outputs, kp_error *err) noexcept {
   if ((n_inputs && !inputs) || (n_outputs && !outputs)) return fail(err, KP_E_ARG, "no values");
   return guarded(err, [&]() -> kp_status {
     std::vector<KTE::VariableValue> in = to_kokkos(n_inputs, inputs);
@@ -393,14 +393,14 @@ extern "C" kp_status kp_tuning_bridge_request_output_values(size_t context_id, s
   });
 }
 
-extern "C" kp_status kp_tuning_bridge_begin_context(size_t context_id, kp_error *err) {
+extern "C" kp_status kp_tuning_bridge_begin_context(size_t context_id, kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     KTE::begin_context(context_id);
     return KP_OK;
   });
 }
 
-extern "C" kp_status kp_tuning_bridge_end_context(size_t context_id, kp_error *err) {
+extern "C" kp_status kp_tuning_bridge_end_context(size_t context_id, kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (kokkos_tunes) {
       KTE::end_context(context_id);
@@ -426,7 +426,7 @@ extern "C" kp_status kp_tuning_bridge_end_context(size_t context_id, kp_error *e
 }
 
 extern "C" kp_status kp_tuning_bridge_declare_optimization_goal(size_t context_id, size_t type_id, int goal,
-                                                                kp_error *err) {
+                                                                kp_error *err) noexcept {
   if (goal != KP_TUNING_MINIMIZE && goal != KP_TUNING_MAXIMIZE)
     return fail(err, KP_E_ARG, "goal must be Minimize (0) or Maximize (1)");
   return guarded(err, [&]() -> kp_status {

@@ -110,44 +110,46 @@ typedef struct kp_tuning_handlers {
 } kp_tuning_handlers;
 
 /* Registers the handlers (copied). Call once, before any callback is set. */
-void kp_tuning_bridge_set_handlers(const kp_tuning_handlers *handlers);
+void kp_tuning_bridge_set_handlers(const kp_tuning_handlers *handlers) KP_NOEXCEPT;
 
 /* 1 if the installed Kokkos was built with KOKKOS_ENABLE_TUNING (its own
  * tuning calls reach the callbacks), else 0. */
-int kp_tuning_bridge_kokkos_enable_tuning(void);
+int kp_tuning_bridge_kokkos_enable_tuning(void) KP_NOEXCEPT;
 
 /* Kokkos::Tools::Experimental::get_new_context_id, get_current_context_id,
  * get_new_variable_id. */
-size_t kp_tuning_bridge_new_context_id(void);
-size_t kp_tuning_bridge_current_context_id(void);
-size_t kp_tuning_bridge_new_variable_id(void);
+size_t kp_tuning_bridge_new_context_id(void) KP_NOEXCEPT;
+size_t kp_tuning_bridge_current_context_id(void) KP_NOEXCEPT;
+size_t kp_tuning_bridge_new_variable_id(void) KP_NOEXCEPT;
 
 /* 1 if a request_output_values callback is set (what Kokkos'
  * have_tuning_tool answers when it is built with tuning). */
-int kp_tuning_bridge_have_tuning_tool(void);
+int kp_tuning_bridge_have_tuning_tool(void) KP_NOEXCEPT;
 
 /* Kokkos::Tools::Experimental::declare_output_type (output = 1) or
  * declare_input_type: the variable's id in *out_id. The bridge keeps a copy
  * of info (its candidates included) for the life of the process, since
  * Kokkos keeps pointers to them. */
 kp_status kp_tuning_bridge_declare_type(int output, const char *name, const kp_tuning_info *info, size_t *out_id,
-                                        kp_error *err);
+                                        kp_error *err) KP_NOEXCEPT;
 
 /* set_input_values(context_id, inputs) then request_output_values(
  * context_id, outputs): the tuner's choices land in outputs[i].value. Each
  * variable's type is what its declaration said (type -1 entries take it
  * from there; unknown ids keep their own). */
 kp_status kp_tuning_bridge_request_output_values(size_t context_id, size_t n_inputs, kp_tuning_variable *inputs,
-                                                 size_t n_outputs, kp_tuning_variable *outputs, kp_error *err);
+                                                 size_t n_outputs, kp_tuning_variable *outputs,
+                                                 kp_error *err) KP_NOEXCEPT;
 
 /* begin_context / end_context / declare_optimization_goal. */
-kp_status kp_tuning_bridge_begin_context(size_t context_id, kp_error *err);
-kp_status kp_tuning_bridge_end_context(size_t context_id, kp_error *err);
-kp_status kp_tuning_bridge_declare_optimization_goal(size_t context_id, size_t type_id, int goal, kp_error *err);
+kp_status kp_tuning_bridge_begin_context(size_t context_id, kp_error *err) KP_NOEXCEPT;
+kp_status kp_tuning_bridge_end_context(size_t context_id, kp_error *err) KP_NOEXCEPT;
+kp_status kp_tuning_bridge_declare_optimization_goal(size_t context_id, size_t type_id, int goal,
+                                                     kp_error *err) KP_NOEXCEPT;
 
 /* The declared type of variable id (kp_tuning_type), or -1 if this process
  * has not seen its declaration. */
-int kp_tuning_bridge_type_of(size_t id);
+int kp_tuning_bridge_type_of(size_t id) KP_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -33,19 +33,12 @@
 /* The default label of a View made by kokkos.array (borrowed from the
  * cache), or NULL with an exception. */
 static PyObject *default_label(kp_state *st, int dynamic, int dtype, int rank, int layout, int space) {
-  if (!st->label_cache) {
-    st->label_cache = PyMem_Calloc(KP_LABEL_SLOTS, sizeof(PyObject *));
-    if (!st->label_cache) {
-      PyErr_NoMemory();
-      return NULL;
-    }
-  }
   size_t slot = ((((size_t)(dynamic != 0) * KP_DTYPE_COUNT + (size_t)dtype) * (KP_MAX_RANK + 1) + (size_t)rank) *
                      KP_LAYOUT_COUNT +
                  (size_t)layout) *
                     KP_SPACE_COUNT +
                 (size_t)space;
-  PyObject *label = st->label_cache[slot];
+  PyObject *label = (PyObject *)kp_slots_get(&st->label_cache, slot);
   if (label) return label;
   char stars[KP_MAX_RANK + 1];
   memset(stars, '*', (size_t)rank);
@@ -54,16 +47,18 @@ static PyObject *default_label(kp_state *st, int dynamic, int dtype, int rank, i
                                stars, kp_layout_names[layout], kp_spaces[space].name);
   if (!label) return NULL;
   PyUnicode_InternInPlace(&label);
-  st->label_cache[slot] = label;
+  if (kp_slots_set(&st->label_cache, slot, label) < 0) {
+    Py_DECREF(label);
+    return NULL;
+  }
   return label;
 }
 
-void kp_array_clear(kp_state *st) {
-  if (!st->label_cache) return;
-  for (size_t i = 0; i < KP_LABEL_SLOTS; ++i) Py_CLEAR(st->label_cache[i]);
-  PyMem_Free(st->label_cache);
-  st->label_cache = NULL;
-}
+static void drop_label(void *label) { Py_DECREF((PyObject *)label); }
+
+int kp_array_init(kp_state *st) { return kp_slots_init(&st->label_cache, KP_LABEL_SLOTS); }
+
+void kp_array_clear(kp_state *st) { kp_slots_free(&st->label_cache, drop_label); }
 
 /* ---- helpers ------------------------------------------------------------------------- */
 
@@ -139,12 +134,12 @@ static kp_view *wrap_memory(kp_state *st, PyObject *obj, PyObject *label, int dy
     v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, src->owner, src->data, src->rank, src->shape,
                      src->strides, src->dtype, src->space, src->traits, src->readonly, label ? label : src->label);
   } else if (PyObject_CheckBuffer(obj) || (h = has_attr(obj, "__array_interface__")) > 0) {
-    v = kp_view_from_buffer_object(st, obj, 0, label, dynamic);
+    v = kp_view_from_buffer_object(st, obj, 0, label, dynamic, where);
   } else if (h < 0) {
     return NULL;
   } else if (PyCapsule_CheckExact(obj) || (h = has_attr(obj, "__dlpack__")) > 0 ||
              (h = has_attr(obj, "__cuda_array_interface__")) > 0) {
-    kp_view *shared = kp_view_from_exchange(st, obj, label);
+    kp_view *shared = kp_view_from_exchange(st, obj, label, where);
     if (!shared) return NULL;
     v = wrap_memory(st, (PyObject *)shared, label, dynamic, traits, where);
     Py_DECREF(shared);
@@ -369,13 +364,13 @@ PyObject *kp_py_asarray(PyObject *module, PyObject *const *args, Py_ssize_t narg
     /* zero-copy, nothing to check; host buffers (NumPy arrays) directly,
      * which costs less than a DLPack capsule */
     if (PyObject_CheckBuffer(obj) && !PyObject_TypeCheck(obj, st->view_type)) {
-      kp_view *v = kp_view_from_buffer_object(st, obj, 0, label, 0);
+      kp_view *v = kp_view_from_buffer_object(st, obj, 0, label, 0, where);
       if (v || !(PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_TypeError) ||
                  PyErr_ExceptionMatches(PyExc_ValueError)))
         return (PyObject *)v;
       PyErr_Clear();
     }
-    return (PyObject *)kp_view_from_exchange(st, obj, label);
+    return (PyObject *)kp_view_from_exchange(st, obj, label, where);
   }
   if (copy_o && !PyBool_Check(copy_o)) {
     PyErr_Format(PyExc_TypeError, "%s: copy must be True, False or None, got %.100s", where, type_name(copy_o));
@@ -407,7 +402,7 @@ PyObject *kp_py_asarray(PyObject *module, PyObject *const *args, Py_ssize_t narg
     Py_DECREF(np);
     if (!converted) return NULL;
   }
-  src = kp_view_from_exchange(st, converted ? converted : obj, label);
+  src = kp_view_from_exchange(st, converted ? converted : obj, label, where);
   if (!src) goto done;
   if (want_space >= 0 && want_space != src->space &&
       add_reason(&reasons, PyUnicode_FromFormat("it lives in %s, not %s", kp_spaces[src->space].name,
@@ -532,5 +527,13 @@ PyObject *kp_py_create_mirror_view_and_copy(PyObject *module, PyObject *const *a
   if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig_create_mirror_view_and_copy, args, nargs, kwnames, a) <
       0)
     return NULL;
+  kp_state *st = (kp_state *)PyModule_GetState(module);
+  if (PyObject_TypeCheck(a[0], st->view_type) && !PyObject_TypeCheck(a[1], st->view_type)) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s: the arguments are (space, view), but the first is a View and the second a %.100s: they look "
+                 "swapped; call create_mirror_view_and_copy(kokkos.HostSpace, view)",
+                 sig_create_mirror_view_and_copy.name, type_name(a[1]));
+    return NULL;
+  }
   return mirror_impl(module, &sig_create_mirror_view_and_copy, a[1], Py_True, a[0], 1, 1);
 }

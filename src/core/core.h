@@ -152,7 +152,7 @@ typedef struct kp_signature {
 } kp_signature;
 
 /* Names and constants of the exchange protocols, made once per module
- * (dlpack.c, kp_dlpack_add): attribute names, the version and device tuples
+ * (import.c, kp_exchange_init): attribute names, the version and device tuples
  * passed to producers' __dlpack__, and the keyword-name tuples of those calls. */
 enum {
   KP_DL_STR_DLPACK,            /* "__dlpack__" */
@@ -167,6 +167,26 @@ enum {
   KP_DL_KW_HOST_COPY,          /* ("max_version", "dl_device", "copy") */
   KP_DL_CONST_COUNT
 };
+
+/* ---- sparse tables of pointers (slots.c) ---------------------------------------- */
+
+/* count pointers, stored in blocks allocated on first write; every entry
+ * NULL until set. */
+enum { KP_SLOTS_BLOCK = 128 };
+typedef struct kp_slots {
+  size_t count;
+  size_t nblocks;
+  void ***blocks; /* the block index (kp_slots_init); a block is NULL until written */
+} kp_slots;
+/* Allocates the block index of a table of count pointers; -1 with MemoryError. */
+int kp_slots_init(kp_slots *t, size_t count);
+/* Entry i, or NULL when never set (allocates nothing). */
+void *kp_slots_get(const kp_slots *t, size_t i);
+/* Sets entry i (allocating its block on first use); -1 with MemoryError
+ * (or SystemError for i out of range or a table not initialized). */
+int kp_slots_set(kp_slots *t, size_t i, void *value);
+/* Calls release on every entry set (when release is not NULL) and frees the table. */
+void kp_slots_free(kp_slots *t, void (*release)(void *));
 
 /* ---- module state ------------------------------------------------------------ */
 
@@ -188,15 +208,15 @@ typedef struct kp_state {
    * (pickling.c); NULL until then. */
   PyObject *reducer;
   PyObject *kw[KP_KW_COUNT];             /* interned keyword names (args.c) */
-  PyObject *dl[KP_DL_CONST_COUNT];       /* the exchange protocols' names and constants (dlpack.c) */
+  PyObject *dl[KP_DL_CONST_COUNT];       /* the exchange protocols' names and constants (import.c) */
   PyObject *enum_types[KP_FAMILY_COUNT]; /* the enumeration classes, once registered */
-  PyObject **label_cache;                /* default labels of kokkos.array, by kind/dtype/rank/layout/space */
+  kp_slots label_cache;                  /* default labels of kokkos.array (strong), by kind/dtype/rank/layout/space */
   /* The per-combination View classes (view_class.c): a list of (class,
    * name bytes) holding them, and a table of borrowed pointers indexed by
    * the combination, allocated on first use. */
   PyObject *view_classes;
-  PyTypeObject **view_class_table;
-  PyObject *module; /* borrowed: the module owning this state */
+  kp_slots view_class_table; /* borrowed, indexed by combination */
+  PyObject *module;          /* borrowed: the module owning this state */
 } kp_state;
 
 /* Interns the keyword names into st; -1 with an exception. */
@@ -229,7 +249,8 @@ PyObject *kp_py_create_mirror(PyObject *module, PyObject *const *args, Py_ssize_
 PyObject *kp_py_create_mirror_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *kp_py_create_mirror_view_and_copy(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                             PyObject *kwnames);
-/* Frees the default-label cache (module clear). */
+/* Makes (module exec; -1 with MemoryError) / frees (module clear) the default-label cache. */
+int kp_array_init(kp_state *st);
 void kp_array_clear(kp_state *st);
 extern const char kp_doc_array[], kp_doc_unmanaged_array[], kp_doc_asarray[], kp_doc_create_mirror[],
     kp_doc_create_mirror_view[], kp_doc_create_mirror_view_and_copy[];
@@ -290,7 +311,8 @@ typedef struct kp_owner {
 extern PyType_Spec kp_owner_spec;
 
 /* New reference to an Allocation of bytes in space (zeroed unless
- * !zero), or NULL with an exception. */
+ * !zero), or NULL with an exception. Kokkos must be initialized (the caller
+ * applies kp_runtime_ensure), so owner.c never calls up to runtime.c. */
 kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t bytes, int zero);
 /* New reference to an Allocation that keeps exporter alive (and releases
  * buffer, when given, at the end; the Py_buffer is moved in). */
@@ -316,6 +338,8 @@ int kp_view_class_is_combination(kp_state *st, PyTypeObject *type);
 /* Moves v to the class of its current fields after a caller changed its
  * layout or traits; Views of other classes keep theirs. -1 with an exception. */
 int kp_view_retype(struct kp_view *v);
+/* Makes / frees the sparse table of classes (module exec / clear); -1 with MemoryError. */
+int kp_view_classes_init(kp_state *st);
 void kp_view_classes_free(kp_state *st);
 /* _view_class(dynamic, dtype, space, layout, traits, rank): the class (new reference). */
 PyObject *kp_py_view_class(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
@@ -389,6 +413,9 @@ void kp_contiguous_strides(int rank, const Py_ssize_t *shape, int layout, Py_ssi
 
 /* Makes type's calls (View(...), DynRankView(...)) vector calls. */
 void kp_view_type_set_vectorcall(PyTypeObject *type);
+/* Sets the View type's class attributes that no slot declares (view_type.c);
+ * -1 with an exception. */
+int kp_view_type_add_class_attributes(PyTypeObject *view_type);
 /* Parses a shape argument (an int or a sequence of ints) into spec->rank
  * and spec->shape; -1 with TypeError / ValueError naming where. */
 int kp_parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const char *where);
@@ -429,8 +456,12 @@ int kp_check_same_shape(const kp_view *dst, const kp_view *src, const char *wher
 PyObject *kp_mirror(kp_view *src, int space, int copy, int view_if_possible, const char *where);
 PyObject *kp_view_create_mirror(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *kp_view_create_mirror_view(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* Returns a new reference to a View in space with the contents of src (same
+ * shape and dtype, contiguous in src's order), labelled label (src's label
+ * when NULL); NULL with an exception. */
+kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *label, const char *where);
 
-/* ---- deep_copy from any source (access/assign.c) ----------------------------------- */
+/* ---- deep_copy from any source (copy/deep_copy.c) ---------------------------------- */
 
 /* dst <- src (View, buffer-like object, exchange producer or scalar); -1 with exception. */
 int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where);
@@ -443,9 +474,10 @@ int kp_view_getbuffer(PyObject *self, Py_buffer *view, int flags);
 void kp_view_releasebuffer(PyObject *self, Py_buffer *view);
 PyObject *kp_view_array_interface(kp_view *self, void *closure);
 /* New View over obj's memory (buffer protocol or __array_interface__),
- * keeping obj alive; NULL with an exception (TypeError if obj exposes
- * neither). */
-kp_view *kp_view_from_buffer_object(kp_state *st, PyObject *obj, int writable, PyObject *label, int dynamic);
+ * keeping obj alive; NULL with an exception naming where (TypeError if obj
+ * exposes neither). */
+kp_view *kp_view_from_buffer_object(kp_state *st, PyObject *obj, int writable, PyObject *label, int dynamic,
+                                    const char *where);
 
 PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
@@ -453,11 +485,25 @@ PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 /* Publishes the C function table as kokkos._core._C_API; -1 with exception. */
 int kp_capi_add(PyObject *module);
-/* Adds the Kokkos Tools submodule kokkos._core._tools (tools.c); -1 on error. */
-int kp_tools_add(PyObject *module);
-/* Puts the DLPack C exchange table (__dlpack_c_exchange_api__) in the View
- * type's dict and from_dlpack in the module (dlpack.c); -1 on error. */
-int kp_dlpack_add(PyObject *module, kp_state *st);
+/* Adds the Kokkos Tools submodule kokkos._core._tools (tools.c): the
+ * submodule (borrowed: module holds it), or NULL on error. */
+PyObject *kp_tools_add(PyObject *module);
+/* Adds the tuning types and calls to that submodule and registers the
+ * tuning handlers with the bridge (tuning.c); -1 on error. */
+int kp_tuning_add(PyObject *tools_module);
+/* Makes the exchange protocols' names and constants (st->dl) (import.c); -1
+ * with an exception. */
+int kp_exchange_init(kp_state *st);
+/* A new capsule holding the View type's DLPack C exchange table, the value
+ * of its class attribute __dlpack_c_exchange_api__ (dlpack_api.c). */
+PyObject *kp_dlpack_exchange_api_capsule(void);
+/* from_dlpack(x, /, *, device=None, copy=None, label=None) (dlpack.c). */
+PyObject *kp_py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* _view_from_object(obj, label=None): kokkos.asarray's zero-copy step, and
+ * _from_cuda_array_interface(obj, label=None): the CAI import alone, for
+ * objects that also speak DLPack (import.c). */
+PyObject *kp_py_view_from_object(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *kp_py_from_cuda_array_interface(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 
 /* View methods whose bodies live with their protocol; view.c lists them in
  * the View type's one method and getset table. */
@@ -472,8 +518,9 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure);
 PyObject *kp_view_reduce_ex(PyObject *self, PyObject *protocol);
 /* New View sharing obj's memory through DLPack, __cuda_array_interface__,
  * __array_interface__ or the buffer protocol (obj itself if a View); NULL
- * with an exception (dlpack.c). */
-kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label);
+ * with an exception naming where, the caller ("kokkos.deep_copy()")
+ * (import.c). */
+kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label, const char *where);
 
 /* _view_from_bytes(buf, dtype, shape, layout, label, dynamic, traits): an
  * Unmanaged View over a contiguous buffer, for unpickling (pickling.c). */

@@ -7,16 +7,16 @@
  *
  *     class View: ...; class DynRankView(View): ...      # view_type.c
  *     def array(...); def asarray(...); ...               # array.c
- *     def deep_copy(dst, src)                             # access/assign.c
+ *     def deep_copy(dst, src)                             # copy/deep_copy.c
  *     def initialize(...); def finalize(); ...            # model/runtime.c
  *     def from_dlpack(x, ...)                             # exchange/dlpack.c
+ *     def _view_from_object(obj, label=None)              # exchange/import.c
  *     _tools                                              # tools/tools.c
  *
  * The kokkos package (src/kokkos) wraps these in the original
  * pykokkos-base API.
  */
 #include "core.h"
-#include "exchange_bridge.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +114,19 @@ static PyMethodDef kp_module_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, kp_doc_create_mirror_view_and_copy},
     {"deep_copy", (PyCFunction)(void (*)(void))kp_deep_copy_function, METH_FASTCALL | METH_KEYWORDS,
      "deep_copy(dst, src): copy src (a View, an array or buffer of the same shape, or a scalar) into the View dst."},
+    {"from_dlpack", (PyCFunction)(void (*)(void))kp_py_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
+     "from_dlpack(x, /, *, device=None, copy=None, label=None) -> View\n\n"
+     "A View of the memory of x (anything with __dlpack__, or a DLPack capsule), without copying: the View keeps the "
+     "producer's memory alive and is read-only when the producer says so. device (a memory space, or a DLPack "
+     "(device_type, device_id) tuple) asks for a View in that space, copying when it differs; copy=True always "
+     "copies into a new Kokkos allocation, copy=False raises BufferError rather than copy."},
+    {"_view_from_object", (PyCFunction)(void (*)(void))kp_py_view_from_object, METH_FASTCALL | METH_KEYWORDS,
+     "_view_from_object(obj, label=None): a View sharing obj's memory through DLPack, __cuda_array_interface__, "
+     "__array_interface__ or the buffer protocol (kokkos.asarray's zero-copy step)."},
+    {"_from_cuda_array_interface", (PyCFunction)(void (*)(void))kp_py_from_cuda_array_interface,
+     METH_FASTCALL | METH_KEYWORDS,
+     "_from_cuda_array_interface(obj, label=None): a View over the memory obj describes with "
+     "__cuda_array_interface__, keeping obj alive."},
     {NULL, NULL, 0, NULL}};
 
 /* ---- module lifecycle ------------------------------------------------------------ */
@@ -122,19 +135,21 @@ extern PyType_Spec kp_view_type_spec;
 extern PyType_Spec kp_dyn_rank_view_type_spec;
 
 static int kp_module_exec(PyObject *module) {
+  if (kp_refuse_subinterpreter("kokkos._core") < 0) return -1;
   kp_state *st = (kp_state *)PyModule_GetState(module);
-  if (kp_args_init(st) < 0) return -1;
+  if (kp_args_init(st) < 0 || kp_exchange_init(st) < 0) return -1;
   st->allocation_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_owner_spec, NULL);
   if (!st->allocation_type) return -1;
   st->module = module;
   st->view_classes = PyList_New(0);
-  if (!st->view_classes) return -1;
+  if (!st->view_classes || kp_view_classes_init(st) < 0 || kp_array_init(st) < 0) return -1;
   st->view_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_view_type_spec, NULL);
   if (!st->view_type) return -1;
   st->dyn_rank_view_type =
       (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_dyn_rank_view_type_spec, (PyObject *)st->view_type);
   if (!st->dyn_rank_view_type) return -1;
   kp_view_type_set_vectorcall(st->view_type);
+  if (kp_view_type_add_class_attributes(st->view_type) < 0) return -1;
   kp_view_type_set_vectorcall(st->dyn_rank_view_type);
   PyObject *bases = PyTuple_Pack(2, PyExc_BufferError, PyExc_RuntimeError);
   if (!bases) return -1;
@@ -151,8 +166,8 @@ static int kp_module_exec(PyObject *module) {
   if (PyModule_AddObjectRef(module, "Allocation", (PyObject *)st->allocation_type) < 0) return -1;
   if (PyModule_AddIntConstant(module, "max_rank", KP_MAX_RANK) < 0) return -1;
   if (kp_capi_add(module) < 0) return -1;
-  if (kp_tools_add(module) < 0) return -1;
-  if (kp_dlpack_add(module, st) < 0) return -1;
+  PyObject *tools = kp_tools_add(module);
+  if (!tools || kp_tuning_add(tools) < 0) return -1;
   if (kp_runtime_add(module) < 0) return -1;
   return 0;
 }
@@ -198,7 +213,8 @@ static int kp_module_clear(PyObject *module) {
 
 static void kp_module_free(void *module) { kp_module_clear((PyObject *)module); }
 
-static PyModuleDef_Slot kp_module_slots[] = {{Py_mod_exec, kp_module_exec}, {0, NULL}};
+static PyModuleDef_Slot kp_module_slots[] = {{Py_mod_exec, kp_module_exec},
+                                             KP_SLOT_MULTIPLE_INTERPRETERS KP_SLOT_GIL{0, NULL}};
 
 PyModuleDef kp_module_def = {
     PyModuleDef_HEAD_INIT,

@@ -1,7 +1,7 @@
 /* view_type.c: the View and DynRankView types, declared whole in one place:
  * every property, method, protocol slot and special method of a View is an
  * entry of the tables below, whichever file implements it (the View model in
- * model/view.c, element access in access/, copies in copy/ and access/assign.c,
+ * model/view.c, element access in access/, copies and deep_copy in copy/,
  * the exchange protocols in exchange/, pickling in exchange/pickling.c).
  * Nothing adds to the types afterwards: both are immutable
  * (Py_TPFLAGS_IMMUTABLETYPE); the per-combination classes of
@@ -286,3 +286,17 @@ static PyType_Slot dyn_rank_view_slots[] = {
 PyType_Spec kp_dyn_rank_view_type_spec = {
     "kokkos.DynRankView", sizeof(kp_view), 0,
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE, dyn_rank_view_slots};
+
+/* The View type's one class attribute, which no slot can declare: the DLPack
+ * C exchange table (__dlpack_c_exchange_api__), looked up on the type by
+ * consumers. Written into the new type's dict before any View exists, as
+ * NumPy does for its array type; nothing changes the type after this. */
+int kp_view_type_add_class_attributes(PyTypeObject *view_type) {
+  PyObject *api = kp_dlpack_exchange_api_capsule();
+  if (!api) return -1;
+  int rc = PyDict_SetItemString(view_type->tp_dict, "__dlpack_c_exchange_api__", api);
+  Py_DECREF(api);
+  if (rc < 0) return -1;
+  PyType_Modified(view_type);
+  return 0;
+}

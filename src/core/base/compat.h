@@ -153,4 +153,36 @@ static inline PyObject *kp_module_by_def(PyTypeObject *type, PyModuleDef *def) {
 #endif
 }
 
+/* The module slots that say what kokkos._core supports, for its slot table:
+ * not sub-interpreters (3.12+: Kokkos, the C API table, the finalize
+ * registry and the tuning state are per process) and not running without
+ * the GIL (3.13+: the same state is guarded by the GIL). Before 3.12 no
+ * slot says so, and kp_refuse_subinterpreter does it at exec. */
+#if PY_VERSION_HEX >= 0x030C0000
+#define KP_SLOT_MULTIPLE_INTERPRETERS {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#else
+#define KP_SLOT_MULTIPLE_INTERPRETERS
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+#define KP_SLOT_GIL {Py_mod_gil, Py_MOD_GIL_USED},
+#else
+#define KP_SLOT_GIL
+#endif
+
+/* -1 with ImportError when the module is being loaded in an interpreter
+ * other than the main one (before 3.12; from 3.12 the import system refuses
+ * first, by KP_SLOT_MULTIPLE_INTERPRETERS); else 0. */
+static inline int kp_refuse_subinterpreter(const char *module) {
+#if PY_VERSION_HEX < 0x030C0000
+  if (PyInterpreterState_Get() != PyInterpreterState_Main()) {
+    PyErr_Format(PyExc_ImportError,
+                 "module %s does not support loading in subinterpreters: Kokkos and its state are per process; "
+                 "import kokkos in the main interpreter only",
+                 module);
+    return -1;
+  }
+#endif
+  return 0;
+}
+
 #endif /* KOKKOS_PYTHON_COMPAT_H */

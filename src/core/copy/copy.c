@@ -1,5 +1,8 @@
-/* copy.c: copies between Views, fills and mirrors (deep_copy from any other
- * source, a scalar, an array or a buffer, is access/assign.c's, on top).
+/* copy.c: copies between Views, fills and mirrors, and a View's copy into
+ * another space (kp_view_copy_to_space, for the exchange protocols' copy=True).
+ * It sits below exchange/, which copies with it; deep_copy from any other
+ * source (a scalar, an array, a buffer, a producer) is deep_copy.c's, above
+ * exchange/ (it imports its source through it).
  *
  * A View-to-View copy chooses, cheapest first:
  *  1. both contiguous in the same order: one byte copy through Kokkos
@@ -565,4 +568,24 @@ PyObject *kp_mirror(kp_view *src, int space, int copy, int view_if_possible, con
   int usable = space == src->space || (space == KP_SPACE_HOST && kp_bridge_space_host_accessible(src->space));
   if (view_if_possible && usable) return Py_NewRef((PyObject *)src);
   return make_mirror(src, space, copy, where);
+}
+
+kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *label, const char *where) {
+  if (kp_view_check_released(src)) return NULL;
+  if (kp_space_check_available(space, where) < 0) return NULL;
+  kp_view_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.rank = src->rank;
+  for (int r = 0; r < src->rank; ++r) spec.shape[r] = src->shape[r];
+  spec.dtype = src->dtype;
+  spec.space = space;
+  spec.layout = (kp_view_is_f_contiguous(src) && !kp_view_is_c_contiguous(src)) ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT;
+  spec.zero = 0;
+  kp_view *dst = kp_view_allocate(st, &spec, label ? label : src->label);
+  if (!dst) return NULL;
+  if (kp_copy_views(dst, src, where) < 0) {
+    Py_DECREF(dst);
+    return NULL;
+  }
+  return dst;
 }

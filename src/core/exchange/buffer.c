@@ -172,8 +172,8 @@ static kp_view *wrap_array_interface(kp_state *st, PyObject *obj, PyObject *ai, 
   return v;
 }
 
-kp_view *kp_view_from_buffer_object(kp_state *st, PyObject *obj, int writable, PyObject *label, int dynamic) {
-  static const char *where = "kokkos.array()";
+kp_view *kp_view_from_buffer_object(kp_state *st, PyObject *obj, int writable, PyObject *label, int dynamic,
+                                    const char *where) {
   if (PyObject_CheckBuffer(obj)) return wrap_buffer(st, obj, writable, label, dynamic, where);
   PyObject *ai = NULL;
   if (kp_get_optional_attr_string(obj, "__array_interface__", &ai) < 0) return NULL;
@@ -222,7 +222,7 @@ PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs) 
     v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, src->owner, src->data, src->rank, src->shape,
                      src->strides, src->dtype, src->space, src->traits, src->readonly, label ? label : src->label);
   } else {
-    v = kp_view_from_buffer_object(st, args[0], writable, label, dynamic);
+    v = kp_view_from_buffer_object(st, args[0], writable, label, dynamic, "kokkos.array()");
   }
   if (v && (v->traits | (unsigned)traits) != v->traits) {
     v->traits |= (unsigned)traits;

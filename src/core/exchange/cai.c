@@ -5,7 +5,7 @@
  *     class View:
  *         @property
  *         def __cuda_array_interface__(self) -> dict   # CUDA memory spaces only
- *     kp_view_from_cai(...)   # behind _from_cuda_array_interface (dlpack.c)
+ *     kp_view_from_cai(...)   # behind _from_cuda_array_interface (import.c)
  *
  * Export: Views in CudaSpace, CudaUVMSpace and CudaHostPinnedSpace describe
  * their memory with shape, typestr, data (address, read-only), strides in
@@ -25,20 +25,14 @@
 
 #include <string.h>
 
-#include "dlpack.h"
 #include "exchange.h"
 #include "exchange_bridge.h"
-
-static int is_cuda_space(int space) {
-  int t = kp_spaces[space].dlpack_device;
-  return t == KP_DL_CUDA || t == KP_DL_CUDA_HOST || t == KP_DL_CUDA_MANAGED;
-}
 
 /* ---- export ------------------------------------------------------------------------- */
 
 PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure) {
   kp_view *v = (kp_view *)self;
-  if (!is_cuda_space(v->space)) {
+  if (!kp_dl_is_cuda_device(kp_spaces[v->space].dlpack_device)) {
     PyErr_Format(PyExc_AttributeError,
                  "View '%U' lives in %s: __cuda_array_interface__ is offered by Views in CUDA memory spaces only "
                  "(CudaSpace, CudaUVMSpace, CudaHostPinnedSpace); use __dlpack__, __array_interface__ or the buffer "
@@ -102,15 +96,15 @@ done:
 
 /* ---- import ------------------------------------------------------------------------- */
 
-kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const char *where) {
-  PyObject *d = PyObject_GetAttrString(obj, "__cuda_array_interface__");
-  if (!d) return NULL;
-  kp_view *res = NULL;
+int kp_cai_read(PyObject *dict, const char *where, kp_interface *out) {
   kp_interface_ctx ctx = {where, "__cuda_array_interface__", KP_MAX_RANK, 1};
-  kp_interface in;
-  if (kp_interface_read(d, &ctx, &in) < 0) goto done;
-  void *ptr = in.data;
-  Py_ssize_t itemsize = kp_dtypes[in.dtype].itemsize;
+  return kp_interface_read(dict, &ctx, out);
+}
+
+kp_view *kp_view_from_cai_interface(kp_state *st, PyObject *obj, const kp_interface *in, PyObject *label,
+                                    const char *where) {
+  void *ptr = in->data;
+  Py_ssize_t itemsize = kp_dtypes[in->dtype].itemsize;
 
   /* Which CUDA memory this is: the runtime knows (device, managed, pinned). */
   if (!kp_bridge_space_available(KP_SPACE_CUDA)) {
@@ -118,7 +112,7 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
                  "%s: %.100s holds CUDA memory, but this Kokkos has no CUDA backend (CudaSpace is not "
                  "enabled); copy the array to the host first (e.g. numpy.asarray(cupy_array.get()))",
                  where, Py_TYPE(obj)->tp_name);
-    goto done;
+    return NULL;
   }
   int space = KP_SPACE_CUDA, device = kp_bridge_device_id(KP_SPACE_CUDA);
   if (ptr) {
@@ -128,33 +122,40 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
                    "%s: address %p of %.100s's __cuda_array_interface__ is not memory the CUDA runtime "
                    "knows (device, managed or pinned host memory)",
                    where, ptr, Py_TYPE(obj)->tp_name);
-      goto done;
+      return NULL;
     }
-    if (kp_space_check_available(space, where) < 0) goto done;
+    if (kp_space_check_available(space, where) < 0) return NULL;
     int kid = kp_bridge_device_id(space);
     if (space == KP_SPACE_CUDA && device != kid) {
       PyErr_Format(PyExc_BufferError,
                    "%s: the array lives on CUDA device %d, but Kokkos runs on device %d; move it to "
                    "device %d first",
                    where, device, kid, kid);
-      goto done;
+      return NULL;
     }
     size_t align = (size_t)(itemsize > 8 ? 8 : itemsize);
-    if (in.bytes > 0 && ((uintptr_t)ptr) % align) {
+    if (in->bytes > 0 && ((uintptr_t)ptr) % align) {
       PyErr_Format(PyExc_BufferError,
                    "%s: address %p is not aligned to the %zd-byte elements; Kokkos Views need aligned "
                    "data",
                    where, ptr, itemsize);
-      goto done;
+      return NULL;
     }
   }
-  if (in.has_stream && kp_order_import(space, (uintptr_t)in.stream, where) < 0) goto done;
+  if (in->has_stream && kp_order_import(space, (uintptr_t)in->stream, where) < 0) return NULL;
   kp_owner *owner = kp_owner_from_pyobject(st, space, ptr, obj, NULL);
-  if (!owner) goto done;
-  res = kp_view_wrap(st, st->view_type, owner, (char *)ptr, in.rank, in.shape, in.strides, in.dtype, space,
-                     KP_TRAIT_UNMANAGED, in.readonly, label);
+  if (!owner) return NULL;
+  kp_view *res = kp_view_wrap(st, st->view_type, owner, (char *)ptr, in->rank, in->shape, in->strides, in->dtype, space,
+                              KP_TRAIT_UNMANAGED, in->readonly, label);
   Py_DECREF(owner);
-done:
+  return res;
+}
+
+kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const char *where) {
+  PyObject *d = PyObject_GetAttr(obj, st->dl[KP_DL_STR_CAI]);
+  if (!d) return NULL;
+  kp_interface in;
+  kp_view *res = kp_cai_read(d, where, &in) < 0 ? NULL : kp_view_from_cai_interface(st, obj, &in, label, where);
   Py_DECREF(d);
   return res;
 }

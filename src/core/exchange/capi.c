@@ -273,7 +273,8 @@ static PyObject *capi_view_from_object(PyObject *obj, int writable, int dynamic)
     }
     return Py_NewRef(obj);
   }
-  return (PyObject *)kp_view_from_buffer_object(capi_state, obj, writable, NULL, dynamic);
+  return (PyObject *)kp_view_from_buffer_object(capi_state, obj, writable, NULL, dynamic,
+                                                "kokkos_python view_from_object()");
 }
 
 static int capi_runtime_ensure(void) { return kp_runtime_ensure(); }

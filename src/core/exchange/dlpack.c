@@ -1,4 +1,9 @@
-/* dlpack.c: DLPack both ways, and the DLPack 1.3 C exchange table.
+/* dlpack.c: the DLPack protocol both ways: View.__dlpack__ and
+ * __dlpack_device__, kokkos.from_dlpack, and the import of a producer's
+ * tensor (a capsule, a producer's C exchange table, or obj.__dlpack__()).
+ * One function, kp_dl_describe, says how a View looks as a DLTensor; the
+ * capsule export here and the View type's C exchange table (dlpack_api.c)
+ * both use it.
  *
  * Python equivalent:
  *
@@ -6,9 +11,7 @@
  *         def __dlpack__(self, *, stream=None, max_version=None,
  *                        dl_device=None, copy=None) -> PyCapsule
  *         def __dlpack_device__(self) -> tuple[int, int]
- *         __dlpack_c_exchange_api__ = PyCapsule("dlpack_exchange_api")
  *     def from_dlpack(x, /, *, device=None, copy=None, label=None) -> View
- *     def _view_from_object(obj, label=None) -> View   # kokkos.asarray's import
  *
  * Ownership, export: a capsule owns one kp_dl_export (managed tensor, shape
  * and strides in one allocation) that holds a strong reference to the
@@ -23,12 +26,14 @@
  * producer's managed tensor and calls its deleter exactly once, when the
  * last View, subview or export of that memory goes. The producer keeps its
  * memory alive until then.
+ *
+ * Stream ordering is stream.c's; which protocol an import takes is
+ * import.c's.
  */
 #include "core.h"
 
 #include <string.h>
 
-#include "dlpack.h"
 #include "exchange.h"
 #include "exchange_bridge.h"
 
@@ -59,9 +64,6 @@ static int parse_int_pair(PyObject *obj, const char *what, const char *where, lo
   if (*b == -1 && PyErr_Occurred()) return -1;
   return 0;
 }
-
-static int is_cuda_device(int32_t t) { return t == KP_DL_CUDA || t == KP_DL_CUDA_HOST || t == KP_DL_CUDA_MANAGED; }
-static int is_rocm_device(int32_t t) { return t == KP_DL_ROCM || t == KP_DL_ROCM_HOST; }
 
 static const char *device_name(int32_t t) {
   switch (t) {
@@ -117,87 +119,37 @@ void kp_dlpack_device_of(int space, int32_t *device_type, int32_t *device_id) {
   *device_id = *device_type == KP_DL_CPU ? 0 : kp_bridge_device_id(space);
 }
 
-/* Blocks until Kokkos' queued work is done, GIL released; -1 with exception. */
-static int fence_kokkos(const char *where) {
-  if (!kp_bridge_is_initialized()) return 0; /* nothing can be queued */
-  kp_error err;
-  err.message[0] = 0;
-  kp_status s;
-  Py_BEGIN_ALLOW_THREADS
-  s = kp_bridge_fence("kokkos.View.__dlpack__", &err);
-  Py_END_ALLOW_THREADS
-  return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
-}
-
-/* Waits for a foreign stream (protocol integer) of space's backend. */
-static int wait_stream(int space, uintptr_t stream, const char *where) {
-  kp_error err;
-  err.message[0] = 0;
-  kp_status s;
-  Py_BEGIN_ALLOW_THREADS
-  s = kp_bridge_stream_synchronize(space, stream, &err);
-  Py_END_ALLOW_THREADS
-  return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
-}
-
-/* Makes stream `waiter` (a protocol integer) of space's backend wait for
- * the work Kokkos queued so far on its own stream; -1 with exception. */
-static int order_after_kokkos(int space, uintptr_t waiter, const char *where) {
-  kp_error err;
-  err.message[0] = 0;
-  kp_status s = kp_bridge_stream_wait(space, waiter, kp_bridge_kokkos_stream(space), &err);
-  return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
-}
-
-/* Makes Kokkos' stream wait for the work queued so far on a producer's
- * stream (a protocol integer), so Kokkos' later work on the memory comes
- * after it; when the host can reach the memory, the host waits too (it may
- * read at once). Initializes Kokkos (its stream exists from then on); -1
- * with exception. */
-int kp_order_import(int space, uintptr_t producer, const char *where) {
-  if (kp_bridge_space_host_accessible(space)) return wait_stream(space, producer, where);
-  if (kp_runtime_ensure() < 0) return -1;
-  kp_error err;
-  err.message[0] = 0;
-  kp_status s = kp_bridge_stream_wait(space, kp_bridge_kokkos_stream(space), producer, &err);
-  return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
-}
-
-kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *label, const char *where) {
-  if (kp_view_check_released(src)) return NULL;
-  if (kp_space_check_available(space, where) < 0) return NULL;
-  kp_view_spec spec;
-  memset(&spec, 0, sizeof spec);
-  spec.rank = src->rank;
-  for (int r = 0; r < src->rank; ++r) spec.shape[r] = src->shape[r];
-  spec.dtype = src->dtype;
-  spec.space = space;
-  spec.layout = (kp_view_is_f_contiguous(src) && !kp_view_is_c_contiguous(src)) ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT;
-  spec.zero = 0;
-  kp_view *dst = kp_view_allocate(st, &spec, label ? label : src->label);
-  if (!dst) return NULL;
-  if (kp_copy_views(dst, src, where) < 0) {
-    Py_DECREF(dst);
-    return NULL;
-  }
-  return dst;
-}
-
 /* ---- export ---------------------------------------------------------------------------- */
 
-typedef struct kp_dl_export {
-  union {
-    kp_dl_managed_tensor_versioned versioned;
-    kp_dl_managed_tensor legacy;
-  } managed;       /* first: the managed tensor's address is the export's */
-  kp_owner *owner; /* strong reference, counted in owner->exports; NULL for empty Views */
-  int64_t shape[KP_MAX_RANK];
-  int64_t strides[KP_MAX_RANK];
-} kp_dl_export;
+void kp_dl_describe(const kp_view *v, int32_t device_type, int32_t device_id, kp_dl_shape *copy, kp_dl_tensor *t) {
+  t->data = v->data;
+  t->device.device_type = device_type;
+  t->device.device_id = device_id;
+  t->ndim = v->rank;
+  t->dtype.code = kp_dtypes[v->dtype].dlpack_code;
+  t->dtype.bits = kp_dtypes[v->dtype].dlpack_bits;
+  t->dtype.lanes = 1;
+  t->byte_offset = 0;
+  /* Strides always filled (required since DLPack 1.2), even for rank 0. */
+  if (copy) {
+    for (int r = 0; r < v->rank; ++r) {
+      copy->shape[r] = (int64_t)v->shape[r];
+      copy->strides[r] = (int64_t)v->strides[r];
+    }
+    t->shape = copy->shape;
+    t->strides = copy->strides;
+  } else {
+#if SIZEOF_SIZE_T == 8
+    t->shape = (int64_t *)v->shape; /* Py_ssize_t is int64_t here */
+    t->strides = (int64_t *)v->strides;
+#else
+    t->shape = NULL; /* not reached: callers pass copy where Py_ssize_t is narrower */
+    t->strides = NULL;
+#endif
+  }
+}
 
-/* Drops the export: uncounts and releases the Allocation, frees the block.
- * Any thread, GIL held or not. */
-static void export_release(kp_dl_export *e) {
+void kp_dl_export_release(kp_dl_export *e) {
   if (!e) return;
   /* At shutdown the Allocation may be gone already: leak the block. */
   if (!Py_IsInitialized() || kp_is_finalizing()) return;
@@ -214,13 +166,12 @@ static void export_release(kp_dl_export *e) {
 }
 
 static void export_deleter_versioned(kp_dl_managed_tensor_versioned *m) {
-  export_release((kp_dl_export *)m->manager_ctx);
+  kp_dl_export_release((kp_dl_export *)m->manager_ctx);
 }
-static void export_deleter_legacy(kp_dl_managed_tensor *m) { export_release((kp_dl_export *)m->manager_ctx); }
+static void export_deleter_legacy(kp_dl_managed_tensor *m) { kp_dl_export_release((kp_dl_export *)m->manager_ctx); }
 
-/* A new export of v's memory as seen from device (dev_type, dev_id). */
-static kp_dl_export *export_new(kp_view *v, int versioned, uint32_t minor, int32_t dev_type, int32_t dev_id,
-                                uint64_t flags) {
+kp_dl_export *kp_dl_export_new(kp_view *v, int versioned, uint32_t minor, int32_t dev_type, int32_t dev_id,
+                               uint64_t flags) {
   kp_dl_export *e = (kp_dl_export *)PyMem_Malloc(sizeof *e); /* freed with the GIL held */
   if (!e) {
     PyErr_NoMemory();
@@ -228,22 +179,8 @@ static kp_dl_export *export_new(kp_view *v, int versioned, uint32_t minor, int32
   }
   memset(&e->managed, 0, sizeof e->managed);
   e->owner = NULL;
-  kp_dl_tensor *t = versioned ? &e->managed.versioned.dl_tensor : &e->managed.legacy.dl_tensor;
-  t->data = v->data;
-  t->device.device_type = dev_type;
-  t->device.device_id = dev_id;
-  t->ndim = v->rank;
-  t->dtype.code = kp_dtypes[v->dtype].dlpack_code;
-  t->dtype.bits = kp_dtypes[v->dtype].dlpack_bits;
-  t->dtype.lanes = 1;
-  for (int r = 0; r < v->rank; ++r) {
-    e->shape[r] = (int64_t)v->shape[r];
-    e->strides[r] = (int64_t)v->strides[r];
-  }
-  /* Strides always filled (required since DLPack 1.2), even for rank 0. */
-  t->shape = e->shape;
-  t->strides = e->strides;
-  t->byte_offset = 0;
+  kp_dl_describe(v, dev_type, dev_id, &e->shape,
+                 versioned ? &e->managed.versioned.dl_tensor : &e->managed.legacy.dl_tensor);
   if (versioned) {
     e->managed.versioned.version.major = KP_DL_MAJOR_VERSION;
     e->managed.versioned.version.minor = minor;
@@ -274,6 +211,118 @@ static void dlpack_capsule_destructor(PyObject *capsule) {
   }
 }
 
+/* What a consumer asked __dlpack__ for, parsed and checked against the View. */
+typedef struct dl_request {
+  int versioned;    /* the versioned struct (max_version >= (1, 0)) */
+  uint32_t minor;   /* its minor version: the lower of the consumer's and ours */
+  int32_t dev_type; /* the device the consumer sees the memory on */
+  int32_t dev_id;
+  int copy_space;     /* where a copy goes (when need_copy) */
+  int need_copy;      /* copy=True, or a CPU export of memory the host cannot reach */
+  int no_sync;        /* stream=-1: the consumer orders its use itself */
+  uintptr_t consumer; /* the consumer's stream (protocol integer) */
+} dl_request;
+
+/* max_version: the versioned struct when the consumer reads DLPack >= 1.0. */
+static int parse_max_version(PyObject *max_version, const char *where, dl_request *rq) {
+  rq->versioned = 0;
+  rq->minor = KP_DL_MINOR_VERSION;
+  if (!max_version || max_version == Py_None) return 0;
+  long major, cminor;
+  if (parse_int_pair(max_version, "max_version", where, &major, &cminor) < 0) return -1;
+  if (major >= 1) rq->versioned = 1;
+  if (major == KP_DL_MAJOR_VERSION && cminor >= 0 && (uint32_t)cminor < rq->minor) rq->minor = (uint32_t)cminor;
+  return 0;
+}
+
+/* dl_device: the View's own device, or the CPU (copying when the host
+ * cannot reach the memory, unless copy=False forbids it). */
+static int parse_dl_device(kp_view *v, PyObject *dl_device, int copy, const char *where, dl_request *rq) {
+  int32_t own_type, own_id;
+  kp_dlpack_device_of(v->space, &own_type, &own_id);
+  if (own_type <= 0) {
+    PyErr_Format(PyExc_BufferError,
+                 "%s: View '%U' lives in %s, which has no DLPack device type; copy it into a View "
+                 "in HostSpace first",
+                 where, v->label, kp_spaces[v->space].name);
+    return -1;
+  }
+  rq->dev_type = own_type;
+  rq->dev_id = own_id;
+  rq->copy_space = v->space;
+  rq->need_copy = copy == 1;
+  if (!dl_device || dl_device == Py_None) return 0;
+  long t, id;
+  if (parse_int_pair(dl_device, "dl_device", where, &t, &id) < 0) return -1;
+  if (t == own_type && id == own_id) return 0;
+  if (t == KP_DL_CPU && id == 0) {
+    rq->dev_type = KP_DL_CPU;
+    rq->dev_id = 0;
+    rq->copy_space = KP_SPACE_HOST;
+    if (!kp_bridge_space_host_accessible(v->space)) {
+      if (copy == 0) {
+        PyErr_Format(PyExc_BufferError,
+                     "%s: View '%U' lives in %s, which the host cannot access; exporting it to the "
+                     "CPU (dl_device=(1, 0)) needs a copy: pass copy=True or copy=None",
+                     where, v->label, kp_spaces[v->space].name);
+        return -1;
+      }
+      rq->need_copy = 1;
+    }
+    return 0;
+  }
+  PyErr_Format(PyExc_BufferError,
+               "%s: cannot export View '%U' (in %s, DLPack device (%d, %d) %s) to DLPack device "
+               "(%ld, %ld); ask for its own device or the CPU, (1, 0)",
+               where, v->label, kp_spaces[v->space].name, (int)own_type, (int)own_id, device_name(own_type), t, id);
+  return -1;
+}
+
+/* stream, per the protocol: None for the CPU; for CUDA 1 (legacy default),
+ * 2 (per-thread default) or a handle, never 0, and None means 1; for ROCm 0
+ * or a handle, and None means 0; -1 everywhere means "do not synchronize".
+ * Needs rq->dev_type. */
+static int parse_stream(PyObject *stream_obj, const char *where, dl_request *rq) {
+  rq->no_sync = 0;
+  rq->consumer = kp_dl_is_cuda_device(rq->dev_type) ? 1 : 0;
+  if (!stream_obj || stream_obj == Py_None) return 0;
+  if (!PyLong_Check(stream_obj) || PyBool_Check(stream_obj)) {
+    PyErr_Format(PyExc_TypeError, "%s: stream must be an int or None, got %.100s", where, Py_TYPE(stream_obj)->tp_name);
+    return -1;
+  }
+  int overflow = 0;
+  long long s = PyLong_AsLongLongAndOverflow(stream_obj, &overflow);
+  if (s == -1 && PyErr_Occurred()) return -1;
+  if (rq->dev_type == KP_DL_CPU) {
+    PyErr_Format(PyExc_ValueError, "%s: stream must be None for a tensor on the CPU, got %R", where, stream_obj);
+    return -1;
+  }
+  if (overflow == 0 && s < -1) {
+    PyErr_Format(PyExc_ValueError, "%s: stream %lld is not a stream: pass -1, None, or a stream handle", where, s);
+    return -1;
+  }
+  if (kp_dl_is_cuda_device(rq->dev_type) && overflow == 0 && s == 0) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s: stream 0 is ambiguous for CUDA and not allowed by DLPack; pass 1 for the legacy "
+                 "default stream, 2 for the per-thread default stream, or a stream handle",
+                 where);
+    return -1;
+  }
+  if (kp_dl_is_rocm_device(rq->dev_type) && overflow == 0 && (s == 1 || s == 2)) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s: stream %lld is not allowed for ROCm by DLPack; pass 0 for the default stream or a "
+                 "stream handle",
+                 where, s);
+    return -1;
+  }
+  rq->no_sync = overflow == 0 && s == -1;
+  if (!rq->no_sync) {
+    rq->consumer = (uintptr_t)PyLong_AsUnsignedLongLongMask(stream_obj);
+    if (rq->consumer == (uintptr_t)-1 && PyErr_Occurred()) return -1;
+  }
+  return 0;
+}
+
 /* View.__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) */
 PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const kp_signature sig = {
@@ -282,109 +331,15 @@ PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs
   kp_view *v = (kp_view *)self;
   PyObject *a[4];
   if (kp_args_parse(kp_state_from_type(Py_TYPE(self)), &sig, args, nargs, kwnames, a) < 0) return NULL;
-  PyObject *stream_obj = a[0], *max_version = a[1], *dl_device = a[2];
-
   int copy;
-  if (parse_copy(a[3], where, &copy) < 0) return NULL;
-
-  /* The versioned struct when the consumer reads DLPack >= 1.0; its minor
-   * version is the lower of the consumer's and this project's. */
-  int versioned = 0;
-  uint32_t minor = KP_DL_MINOR_VERSION;
-  if (max_version && max_version != Py_None) {
-    long major, cminor;
-    if (parse_int_pair(max_version, "max_version", where, &major, &cminor) < 0) return NULL;
-    if (major >= 1) versioned = 1;
-    if (major == KP_DL_MAJOR_VERSION && cminor >= 0 && (uint32_t)cminor < minor) minor = (uint32_t)cminor;
-  }
-
-  int32_t own_type, own_id;
-  kp_dlpack_device_of(v->space, &own_type, &own_id);
-  if (own_type <= 0) {
-    PyErr_Format(PyExc_BufferError,
-                 "%s: View '%U' lives in %s, which has no DLPack device type; copy it into a View "
-                 "in HostSpace first",
-                 where, v->label, kp_spaces[v->space].name);
+  dl_request rq;
+  if (parse_copy(a[3], where, &copy) < 0 || parse_max_version(a[1], where, &rq) < 0 ||
+      parse_dl_device(v, a[2], copy, where, &rq) < 0 || parse_stream(a[0], where, &rq) < 0)
     return NULL;
-  }
-  int32_t dev_type = own_type, dev_id = own_id;
-  int copy_space = v->space;
-  int need_copy = copy == 1;
-  if (dl_device && dl_device != Py_None) {
-    long t, id;
-    if (parse_int_pair(dl_device, "dl_device", where, &t, &id) < 0) return NULL;
-    if (t == own_type && id == own_id) {
-      /* its own device */
-    } else if (t == KP_DL_CPU && id == 0) {
-      dev_type = KP_DL_CPU;
-      dev_id = 0;
-      copy_space = KP_SPACE_HOST;
-      if (!kp_bridge_space_host_accessible(v->space)) {
-        if (copy == 0) {
-          PyErr_Format(PyExc_BufferError,
-                       "%s: View '%U' lives in %s, which the host cannot access; exporting it to the "
-                       "CPU (dl_device=(1, 0)) needs a copy: pass copy=True or copy=None",
-                       where, v->label, kp_spaces[v->space].name);
-          return NULL;
-        }
-        need_copy = 1;
-      }
-    } else {
-      PyErr_Format(PyExc_BufferError,
-                   "%s: cannot export View '%U' (in %s, DLPack device (%d, %d) %s) to DLPack device "
-                   "(%ld, %ld); ask for its own device or the CPU, (1, 0)",
-                   where, v->label, kp_spaces[v->space].name, (int)own_type, (int)own_id, device_name(own_type), t, id);
-      return NULL;
-    }
-  }
-
-  /* Stream values per the protocol: None for the CPU; for CUDA 1 (legacy
-   * default), 2 (per-thread default) or a handle, never 0, and None means
-   * 1; for ROCm 0 or a handle, and None means 0; -1 everywhere means "do
-   * not synchronize". */
-  int no_sync = 0;
-  uintptr_t consumer = is_cuda_device(dev_type) ? 1 : 0;
-  if (stream_obj && stream_obj != Py_None) {
-    if (!PyLong_Check(stream_obj) || PyBool_Check(stream_obj)) {
-      PyErr_Format(PyExc_TypeError, "%s: stream must be an int or None, got %.100s", where,
-                   Py_TYPE(stream_obj)->tp_name);
-      return NULL;
-    }
-    int overflow = 0;
-    long long s = PyLong_AsLongLongAndOverflow(stream_obj, &overflow);
-    if (s == -1 && PyErr_Occurred()) return NULL;
-    if (dev_type == KP_DL_CPU) {
-      PyErr_Format(PyExc_ValueError, "%s: stream must be None for a tensor on the CPU, got %R", where, stream_obj);
-      return NULL;
-    }
-    if (overflow == 0 && s < -1) {
-      PyErr_Format(PyExc_ValueError, "%s: stream %lld is not a stream: pass -1, None, or a stream handle", where, s);
-      return NULL;
-    }
-    if (is_cuda_device(dev_type) && overflow == 0 && s == 0) {
-      PyErr_Format(PyExc_ValueError,
-                   "%s: stream 0 is ambiguous for CUDA and not allowed by DLPack; pass 1 for the legacy "
-                   "default stream, 2 for the per-thread default stream, or a stream handle",
-                   where);
-      return NULL;
-    }
-    if (is_rocm_device(dev_type) && overflow == 0 && (s == 1 || s == 2)) {
-      PyErr_Format(PyExc_ValueError,
-                   "%s: stream %lld is not allowed for ROCm by DLPack; pass 0 for the default stream or a "
-                   "stream handle",
-                   where, s);
-      return NULL;
-    }
-    no_sync = overflow == 0 && s == -1;
-    if (!no_sync) {
-      consumer = (uintptr_t)PyLong_AsUnsignedLongLongMask(stream_obj);
-      if (consumer == (uintptr_t)-1 && PyErr_Occurred()) return NULL;
-    }
-  }
 
   /* Parsing may have run Python code (__index__): check again. */
   if (kp_view_check_released(v)) return NULL;
-  if (v->readonly && !versioned && !need_copy) {
+  if (v->readonly && !rq.versioned && !rq.need_copy) {
     PyErr_Format(PyExc_BufferError,
                  "%s: View '%U' is read-only, and the legacy DLPack capsule the consumer asked for "
                  "(no max_version >= (1, 0)) cannot say so; use a consumer that reads DLPack 1.0 capsules "
@@ -395,9 +350,9 @@ PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 
   kp_view *src = (kp_view *)Py_NewRef(self);
   uint64_t flags = 0;
-  if (need_copy) {
+  if (rq.need_copy) {
     kp_state *st = kp_state_from_type(Py_TYPE(self));
-    kp_view *c = st ? kp_view_copy_to_space(st, v, copy_space, NULL, where) : NULL;
+    kp_view *c = st ? kp_view_copy_to_space(st, v, rq.copy_space, NULL, where) : NULL;
     if (!c) {
       Py_DECREF(src);
       return NULL;
@@ -408,26 +363,17 @@ PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     flags |= KP_DL_FLAG_READ_ONLY;
   }
   /* The consumer may use the memory at once: order it after the work
-   * Kokkos queued on it. A copy is complete already; host execution spaces
-   * finish before they return. On a device the consumer's stream waits for
-   * Kokkos' stream through an event (the host does not block); a host
-   * consumer of device-backed memory (a CPU export of CudaUVMSpace) waits
-   * for all of Kokkos' work. */
-  if (!need_copy && !no_sync && src->space != KP_SPACE_HOST && kp_bridge_is_initialized()) {
-    int rc = (dev_type == KP_DL_CPU || !(is_cuda_device(dev_type) || is_rocm_device(dev_type)))
-                 ? fence_kokkos(where)
-                 : order_after_kokkos(src->space, consumer, where);
-    if (rc < 0) {
-      Py_DECREF(src);
-      return NULL;
-    }
+   * Kokkos queued on it (stream.c). A copy is complete already. */
+  if (!rq.need_copy && !rq.no_sync && kp_order_export(src->space, rq.dev_type, rq.consumer, where) < 0) {
+    Py_DECREF(src);
+    return NULL;
   }
-  kp_dl_export *e = export_new(src, versioned, minor, dev_type, dev_id, flags);
+  kp_dl_export *e = kp_dl_export_new(src, rq.versioned, rq.minor, rq.dev_type, rq.dev_id, flags);
   Py_DECREF(src);
   if (!e) return NULL;
-  PyObject *cap =
-      PyCapsule_New(&e->managed, versioned ? KP_DL_CAPSULE_VERSIONED : KP_DL_CAPSULE_LEGACY, dlpack_capsule_destructor);
-  if (!cap) export_release(e);
+  PyObject *cap = PyCapsule_New(&e->managed, rq.versioned ? KP_DL_CAPSULE_VERSIONED : KP_DL_CAPSULE_LEGACY,
+                                dlpack_capsule_destructor);
+  if (!cap) kp_dl_export_release(e);
   return cap;
 }
 
@@ -467,15 +413,14 @@ static void release_versioned_keeping_error(kp_dl_managed_tensor_versioned *m) {
   release_keeping_error(managed_release_versioned, m);
 }
 
-/* The dtype index of a DLPack data type, or -1. */
-static int dtype_from_dl(kp_dl_data_type dt) {
+int kp_dl_dtype_index(kp_dl_data_type dt) {
   if (dt.lanes != 1) return -1;
   for (int i = 0; i < KP_DTYPE_COUNT; ++i)
     if (kp_dtypes[i].dlpack_code == dt.code && kp_dtypes[i].dlpack_bits == dt.bits) return i;
   return -1;
 }
 
-static void raise_dtype(const char *where, kp_dl_data_type dt) {
+void kp_dl_raise_dtype(const char *where, kp_dl_data_type dt) {
   static const char *const codes[] = {"int", "uint", "float", "opaque handle", "bfloat", "complex", "bool"};
   if (dt.lanes == 1 && dt.code <= KP_DL_BOOL && dt.code != KP_DL_OPAQUE_HANDLE)
     PyErr_Format(PyExc_BufferError,
@@ -490,9 +435,7 @@ static void raise_dtype(const char *where, kp_dl_data_type dt) {
         where, (unsigned)dt.code, (unsigned)dt.bits, (unsigned)dt.lanes);
 }
 
-/* A new Unmanaged View over the tensor of managed (versioned or legacy),
- * whose ownership this call takes: on failure it calls the deleter. */
-static kp_view *view_from_managed(kp_state *st, void *managed, int versioned, PyObject *label, const char *where) {
+kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyObject *label, const char *where) {
   kp_dl_tensor *t;
   uint64_t flags = 0;
   void (*release)(void *);
@@ -515,9 +458,9 @@ static kp_view *view_from_managed(kp_state *st, void *managed, int versioned, Py
     t = &((kp_dl_managed_tensor *)managed)->dl_tensor;
   }
 
-  int dtype = dtype_from_dl(t->dtype);
+  int dtype = kp_dl_dtype_index(t->dtype);
   if (dtype < 0) {
-    raise_dtype(where, t->dtype);
+    kp_dl_raise_dtype(where, t->dtype);
     goto fail;
   }
   if (t->ndim < 0 || t->ndim > KP_MAX_RANK) {
@@ -630,7 +573,7 @@ static kp_view *view_from_capsule(kp_state *st, PyObject *cap, PyObject *label, 
   if (!m) return NULL;
   /* The tensor is ours now: the renamed capsule's destructor leaves it. */
   if (PyCapsule_SetName(cap, versioned ? KP_DL_CAPSULE_VERSIONED_USED : KP_DL_CAPSULE_LEGACY_USED) < 0) return NULL;
-  return view_from_managed(st, m, versioned, label, where);
+  return kp_view_from_dl_managed(st, m, versioned, label, where);
 }
 
 /* The producer's C exchange table of a major version this project reads,
@@ -670,13 +613,13 @@ static kp_view *view_from_exchange_api(kp_state *st, const kp_dl_exchange_api *a
       return NULL;
     }
     uintptr_t ps = (uintptr_t)s;
-    if (is_cuda_device(dev) && ps == 0) ps = 1; /* NULL is CUDA's legacy default stream */
+    if (kp_dl_is_cuda_device(dev) && ps == 0) ps = 1; /* NULL is CUDA's legacy default stream */
     if (kp_order_import(space, ps, where) < 0) {
       release_versioned_keeping_error(m);
       return NULL;
     }
   }
-  return view_from_managed(st, m, 1, label, where);
+  return kp_view_from_dl_managed(st, m, 1, label, where);
 }
 
 /* A View through obj.__dlpack__(...). host_copy: when the tensor lives on a
@@ -710,12 +653,12 @@ static kp_view *view_from_dlpack_call(kp_state *st, PyObject *obj, PyObject *lab
     callargs[3] = Py_True;
     *copied = 1;
   } else if (dev_type != KP_DL_CPU && space >= 0 && kp_bridge_space_available(space) &&
-             (is_cuda_device(dev_type) || is_rocm_device(dev_type))) {
+             (kp_dl_is_cuda_device(dev_type) || kp_dl_is_rocm_device(dev_type))) {
     /* The producer orders its work before Kokkos' stream (which exists
      * once Kokkos is initialized). */
     if (kp_runtime_ensure() < 0) goto done;
     uintptr_t s = kp_bridge_kokkos_stream(space);
-    if (is_cuda_device(dev_type) && s == 0) s = 1;
+    if (kp_dl_is_cuda_device(dev_type) && s == 0) s = 1;
     stream = PyLong_FromSize_t((size_t)s);
     if (!stream) goto done;
     kwnames = st->dl[KP_DL_KW_STREAM_MAX_VERSION];
@@ -783,7 +726,7 @@ static int parse_label(PyObject *obj, const char *where, PyObject **out) {
 }
 
 /* from_dlpack(x, /, *, device=None, copy=None, label=None) */
-static PyObject *py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+PyObject *kp_py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   static const kp_signature sig = {
       "kokkos.from_dlpack()", 4, 1, 0, {KP_KW_X, KP_KW_DEVICE, KP_KW_COPY, KP_KW_LABEL}, 1};
   const char *where = sig.name;
@@ -834,265 +777,4 @@ static PyObject *py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssiz
   return (PyObject *)v;
 }
 
-/* ---- import from any exchange protocol ---------------------------------------------- */
-
-kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label) {
-  const char *where = "kokkos.asarray()";
-  if (PyObject_TypeCheck(obj, st->view_type)) return (kp_view *)Py_NewRef(obj);
-  if (PyCapsule_CheckExact(obj) || kp_type_lookup(Py_TYPE(obj), st->dl[KP_DL_STR_DLPACK])) {
-    kp_view *v = kp_view_from_dlpack(st, obj, label, where);
-    /* A producer that cannot describe this array with DLPack (NumPy's
-     * unaligned or byte-strided arrays) may still offer a buffer. */
-    if (v || !PyErr_ExceptionMatches(PyExc_BufferError) || !PyObject_CheckBuffer(obj)) return v;
-    PyObject *exc = kp_fetch_exception();
-    v = kp_view_from_buffer_object(st, obj, 0, label, 0);
-    if (v) {
-      Py_XDECREF(exc);
-      return v;
-    }
-    /* Neither way works: DLPack's reason is the one to report. */
-    PyErr_Clear();
-    kp_restore_exception(exc);
-    return NULL;
-  }
-  PyObject *cai = NULL;
-  if (kp_get_optional_attr(obj, st->dl[KP_DL_STR_CAI], &cai) < 0) return NULL;
-  if (cai) {
-    Py_DECREF(cai);
-    return kp_view_from_cai(st, obj, label, where);
-  }
-  return kp_view_from_buffer_object(st, obj, 0, label, 0);
-}
-
-/* Parses (obj, label=None) for the zero-copy import entry points. */
-static int parse_obj_label(kp_state *st, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **obj,
-                           PyObject **label) {
-  static const kp_signature sig = {"kokkos.asarray()", 2, 2, 1, {KP_KW_OBJ, KP_KW_LABEL}, 2};
-  PyObject *a[2];
-  if (kp_args_parse(st, &sig, args, nargs, kwnames, a) < 0) return -1;
-  *obj = a[0];
-  return parse_label(a[1], sig.name, label);
-}
-
-/* _view_from_object(obj, label=None): kokkos.asarray's zero-copy step. */
-static PyObject *py_view_from_object(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  PyObject *obj, *label;
-  kp_state *st = (kp_state *)PyModule_GetState(module);
-  if (parse_obj_label(st, args, nargs, kwnames, &obj, &label) < 0) return NULL;
-  return (PyObject *)kp_view_from_exchange((kp_state *)PyModule_GetState(module), obj, label);
-}
-
-/* _from_cuda_array_interface(obj, label=None): the CAI import alone (for
- * objects that also speak DLPack). */
-static PyObject *py_from_cuda_array_interface(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                                              PyObject *kwnames) {
-  PyObject *obj, *label;
-  kp_state *st = (kp_state *)PyModule_GetState(module);
-  if (parse_obj_label(st, args, nargs, kwnames, &obj, &label) < 0) return NULL;
-  return (PyObject *)kp_view_from_cai((kp_state *)PyModule_GetState(module), obj, label, "kokkos.asarray()");
-}
-
-/* ---- the C exchange table of the View type (DLPack 1.3) ------------------------------ */
-
-/* Reports the pending Python exception through set_error and clears it. */
-static void report_to_set_error(void *error_ctx, void (*set_error)(void *, const char *, const char *)) {
-  PyObject *exc = kp_fetch_exception();
-  const char *kind = exc ? Py_TYPE(exc)->tp_name : "RuntimeError";
-  PyObject *msg = exc ? PyObject_Str(exc) : NULL;
-  const char *text = msg ? PyUnicode_AsUTF8(msg) : NULL;
-  if (!text) {
-    PyErr_Clear();
-    text = "kokkos could not allocate the tensor";
-  }
-  if (set_error) set_error(error_ctx, kind, text);
-  Py_XDECREF(msg);
-  Py_XDECREF(exc);
-}
-
-static int api_managed_tensor_allocator(kp_dl_tensor *prototype, kp_dl_managed_tensor_versioned **out, void *error_ctx,
-                                        void (*set_error)(void *, const char *, const char *)) {
-  const char *where = "kokkos DLPack exchange (managed_tensor_allocator)";
-  PyGILState_STATE g = PyGILState_Ensure();
-  int rc = -1;
-  kp_view *v = NULL;
-  *out = NULL;
-  kp_state *st = kp_state_global();
-  if (!st) goto done;
-  kp_view_spec spec;
-  memset(&spec, 0, sizeof spec);
-  if ((spec.dtype = dtype_from_dl(prototype->dtype)) < 0) {
-    raise_dtype(where, prototype->dtype);
-    goto done;
-  }
-  if (prototype->ndim < 0 || prototype->ndim > KP_MAX_RANK) {
-    PyErr_Format(PyExc_ValueError, "%s: rank %d exceeds Kokkos' maximum View rank %d", where, (int)prototype->ndim,
-                 KP_MAX_RANK);
-    goto done;
-  }
-  spec.rank = (int)prototype->ndim;
-  for (int r = 0; r < spec.rank; ++r) {
-    if (prototype->shape[r] < 0 || prototype->shape[r] > PY_SSIZE_T_MAX) {
-      PyErr_Format(PyExc_ValueError, "%s: shape[%d] is %lld", where, r, (long long)prototype->shape[r]);
-      goto done;
-    }
-    spec.shape[r] = (Py_ssize_t)prototype->shape[r];
-  }
-  if ((spec.space = kp_space_from_dlpack_device(prototype->device.device_type)) < 0) {
-    PyErr_Format(PyExc_ValueError, "%s: DLPack device type %d has no Kokkos memory space", where,
-                 (int)prototype->device.device_type);
-    goto done;
-  }
-  spec.layout = KP_LAYOUT_RIGHT;
-  spec.zero = 0; /* the caller fills it */
-  PyObject *label = PyUnicode_FromString("DLPack exchange allocation");
-  if (!label) goto done;
-  v = kp_view_allocate(st, &spec, label);
-  Py_DECREF(label);
-  if (!v) goto done;
-  int32_t t, id;
-  kp_dlpack_device_of(v->space, &t, &id);
-  kp_dl_export *e = export_new(v, 1, KP_DL_MINOR_VERSION, t, id, 0);
-  if (!e) goto done;
-  *out = &e->managed.versioned;
-  rc = 0;
-done:
-  Py_XDECREF(v);
-  if (rc < 0) report_to_set_error(error_ctx, set_error);
-  PyGILState_Release(g);
-  return rc;
-}
-
-static kp_view *api_view_arg(void *py_object, const char *where) {
-  PyObject *obj = (PyObject *)py_object;
-  if (!obj || !kp_view_check(obj)) {
-    PyErr_Format(PyExc_TypeError, "%s: expected a kokkos.View, got %.100s", where,
-                 obj ? Py_TYPE(obj)->tp_name : "NULL");
-    return NULL;
-  }
-  kp_view *v = (kp_view *)obj;
-  if (kp_view_check_released(v)) return NULL;
-  return v;
-}
-
-static int api_managed_tensor_from_py_object(void *py_object, kp_dl_managed_tensor_versioned **out) {
-  const char *where = "kokkos DLPack exchange (managed_tensor_from_py_object_no_sync)";
-  kp_view *v = api_view_arg(py_object, where);
-  if (!v) return -1;
-  int32_t t, id;
-  kp_dlpack_device_of(v->space, &t, &id);
-  if (t <= 0) {
-    PyErr_Format(PyExc_BufferError, "%s: %s has no DLPack device type", where, kp_spaces[v->space].name);
-    return -1;
-  }
-  kp_dl_export *e = export_new(v, 1, KP_DL_MINOR_VERSION, t, id, v->readonly ? KP_DL_FLAG_READ_ONLY : 0);
-  if (!e) return -1;
-  *out = &e->managed.versioned;
-  return 0;
-}
-
-static int api_managed_tensor_to_py_object(kp_dl_managed_tensor_versioned *tensor, void **out_py_object) {
-  kp_state *st = kp_state_global();
-  if (!st) {
-    if (tensor && tensor->deleter) tensor->deleter(tensor);
-    return -1;
-  }
-  kp_view *v = view_from_managed(st, tensor, 1, NULL, "kokkos DLPack exchange (managed_tensor_to_py_object_no_sync)");
-  if (!v) return -1;
-  *out_py_object = v;
-  return 0;
-}
-
-#if SIZEOF_SIZE_T == 8
-/* Shape and strides point into the View itself (Py_ssize_t is int64_t here). */
-static int api_dltensor_from_py_object(void *py_object, kp_dl_tensor *out) {
-  const char *where = "kokkos DLPack exchange (dltensor_from_py_object_no_sync)";
-  kp_view *v = api_view_arg(py_object, where);
-  if (!v) return -1;
-  int32_t t, id;
-  kp_dlpack_device_of(v->space, &t, &id);
-  out->data = v->data;
-  out->device.device_type = t;
-  out->device.device_id = id;
-  out->ndim = v->rank;
-  out->dtype.code = kp_dtypes[v->dtype].dlpack_code;
-  out->dtype.bits = kp_dtypes[v->dtype].dlpack_bits;
-  out->dtype.lanes = 1;
-  out->shape = (int64_t *)v->shape;
-  out->strides = (int64_t *)v->strides;
-  out->byte_offset = 0;
-  return 0;
-}
-#endif
-
-static int api_current_work_stream(int32_t device_type, int32_t device_id, void **out_current_stream) {
-  *out_current_stream = NULL;
-  int space = kp_space_from_dlpack_device(device_type);
-  if (space < 0 || device_type == KP_DL_CPU) return 0;
-  uintptr_t s = kp_bridge_kokkos_stream(space);
-  if (is_cuda_device(device_type) && s == 1) s = 0; /* the legacy default stream's handle is NULL */
-  *out_current_stream = (void *)s;
-  return 0;
-}
-
-static kp_dl_exchange_api kp_view_exchange_api = {
-    {{KP_DL_MAJOR_VERSION, KP_DL_MINOR_VERSION}, NULL},
-    api_managed_tensor_allocator,
-    api_managed_tensor_from_py_object,
-    api_managed_tensor_to_py_object,
-#if SIZEOF_SIZE_T == 8
-    api_dltensor_from_py_object,
-#else
-    NULL,
-#endif
-    api_current_work_stream,
-};
-
-/* ---- registration ----------------------------------------------------------------------- */
-
-static PyMethodDef kp_exchange_functions[] = {
-    {"from_dlpack", (PyCFunction)(void (*)(void))py_from_dlpack, METH_FASTCALL | METH_KEYWORDS,
-     "from_dlpack(x, /, *, device=None, copy=None, label=None) -> View\n\n"
-     "A View of the memory of x (anything with __dlpack__, or a DLPack capsule), without copying: the View keeps the "
-     "producer's memory alive and is read-only when the producer says so. device (a memory space, or a DLPack "
-     "(device_type, device_id) tuple) asks for a View in that space, copying when it differs; copy=True always "
-     "copies into a new Kokkos allocation, copy=False raises BufferError rather than copy."},
-    {"_view_from_object", (PyCFunction)(void (*)(void))py_view_from_object, METH_FASTCALL | METH_KEYWORDS,
-     "_view_from_object(obj, label=None): a View sharing obj's memory through DLPack, __cuda_array_interface__, "
-     "__array_interface__ or the buffer protocol (kokkos.asarray's zero-copy step)."},
-    {"_from_cuda_array_interface", (PyCFunction)(void (*)(void))py_from_cuda_array_interface,
-     METH_FASTCALL | METH_KEYWORDS,
-     "_from_cuda_array_interface(obj, label=None): a View over the memory obj describes with "
-     "__cuda_array_interface__, keeping obj alive."},
-    {NULL, NULL, 0, NULL}};
-
-/* Makes the exchange protocols' names and constants (kp_state.dl). */
-static int make_constants(kp_state *st) {
-  PyObject **dl = st->dl;
-  dl[KP_DL_STR_DLPACK] = PyUnicode_InternFromString("__dlpack__");
-  dl[KP_DL_STR_DLPACK_DEVICE] = PyUnicode_InternFromString("__dlpack_device__");
-  dl[KP_DL_STR_EXCHANGE_API] = PyUnicode_InternFromString(KP_DL_EXCHANGE_API_ATTR);
-  dl[KP_DL_STR_CAI] = PyUnicode_InternFromString("__cuda_array_interface__");
-  dl[KP_DL_MAX_VERSION] = Py_BuildValue("(ii)", KP_DL_MAJOR_VERSION, KP_DL_MINOR_VERSION);
-  dl[KP_DL_CPU_DEVICE] = Py_BuildValue("(ii)", KP_DL_CPU, 0);
-  dl[KP_DL_KW_MAX_VERSION] = Py_BuildValue("(s)", "max_version");
-  dl[KP_DL_KW_STREAM_MAX_VERSION] = Py_BuildValue("(ss)", "stream", "max_version");
-  dl[KP_DL_KW_STREAM] = Py_BuildValue("(s)", "stream");
-  dl[KP_DL_KW_HOST_COPY] = Py_BuildValue("(sss)", "max_version", "dl_device", "copy");
-  for (int i = 0; i < KP_DL_CONST_COUNT; ++i)
-    if (!dl[i]) return -1; /* the module's clear drops those made */
-  return 0;
-}
-
-int kp_dlpack_add(PyObject *module, kp_state *st) {
-  if (make_constants(st) < 0) return -1;
-  /* The C exchange table is a class attribute (consumers look it up on the
-   * type); the View type is immutable, so it goes into the type's dict here,
-   * at module creation, before any View exists. */
-  PyObject *api = PyCapsule_New(&kp_view_exchange_api, KP_DL_CAPSULE_EXCHANGE_API, NULL);
-  if (!api) return -1;
-  int rc = PyDict_SetItem(st->view_type->tp_dict, st->dl[KP_DL_STR_EXCHANGE_API], api);
-  Py_DECREF(api);
-  if (rc < 0) return -1;
-  PyType_Modified(st->view_type);
-  return PyModule_AddFunctions(module, kp_exchange_functions);
-}
+int kp_dl_has_exchange_api(kp_state *st, PyTypeObject *type) { return exchange_api_of(st, type) != NULL; }

@@ -1,31 +1,28 @@
 /* exchange.h: declarations shared by the zero-copy exchange files of the
- * core: buffer.c (the buffer protocol and __array_interface__), interface.c
- * (the one reader of the array-interface dictionaries), cai.c
- * (__cuda_array_interface__ both ways) and dlpack.c (DLPack both ways, the
- * DLPack C exchange table). Only they include it; the rest of the core
- * reaches them through kp_dlpack_add and kp_view_from_exchange (core.h). */
+ * core. Only they include it; the rest of the core reaches them through
+ * core.h (kp_view_from_exchange, the View methods, the Python entry points).
+ *
+ * The files, each calling only those listed below it (no circle):
+ *   import.c      which protocol an import takes (kp_view_from_exchange)
+ *   dlpack_api.c  the View type's DLPack C exchange table
+ *   dlpack.c      DLPack both ways: capsules, __dlpack__, from_dlpack
+ *   cai.c         __cuda_array_interface__ both ways
+ *   buffer.c      the buffer protocol and __array_interface__ both ways
+ *   interface.c   the one reader of the interface dictionaries
+ *   stream.c      ordering exchanged memory between Kokkos' and foreign streams
+ * capi.c (the C API) and pickling.c use core.h only. */
 #ifndef KOKKOS_PYTHON_EXCHANGE_H
 #define KOKKOS_PYTHON_EXCHANGE_H
 
 #include "core.h"
+#include "dlpack.h"
 
-/* New Unmanaged View over the memory an object describes with
- * __cuda_array_interface__ (cai.c), keeping obj alive; waits on the stream
- * the object names. NULL with an exception: AttributeError when obj has no
- * interface, BufferError / TypeError / ValueError when it cannot be
- * wrapped. */
-kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const char *where);
-
-/* New Unmanaged View over the memory of a DLPack producer (dlpack.c): a
- * capsule, an object whose type has __dlpack_c_exchange_api__, or an
- * object with __dlpack__. NULL with an exception (TypeError when obj speaks
- * no DLPack, BufferError when its tensor cannot be a View). */
-kp_view *kp_view_from_dlpack(kp_state *st, PyObject *obj, PyObject *label, const char *where);
-
-/* Returns a new reference to a View in space with the contents of src (same
- * shape and dtype, contiguous in src's order), labelled label (src's label
- * when NULL); NULL with an exception. */
-kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *label, const char *where);
+/* Whether a DLPack device type is one of CUDA's (device, pinned host,
+ * managed) or ROCm's (device, pinned host). */
+static inline int kp_dl_is_cuda_device(int32_t t) {
+  return t == KP_DL_CUDA || t == KP_DL_CUDA_HOST || t == KP_DL_CUDA_MANAGED;
+}
+static inline int kp_dl_is_rocm_device(int32_t t) { return t == KP_DL_ROCM || t == KP_DL_ROCM_HOST; }
 
 /* ---- interface dicts (interface.c) -------------------------------------------- */
 
@@ -54,16 +51,87 @@ typedef struct kp_interface {
  * policy names (TypeError, ValueError, OverflowError, BufferError). */
 int kp_interface_read(PyObject *dict, const kp_interface_ctx *ctx, kp_interface *out);
 
+/* ---- __cuda_array_interface__ (cai.c) ------------------------------------------ */
+
+/* Reads a __cuda_array_interface__ dict (interface.c's policy). -1 with exception. */
+int kp_cai_read(PyObject *dict, const char *where, kp_interface *out);
+/* New Unmanaged View over the memory in (read from obj's interface),
+ * keeping obj alive; Kokkos waits for the stream the interface names.
+ * NULL with BufferError / RuntimeError. */
+kp_view *kp_view_from_cai_interface(kp_state *st, PyObject *obj, const kp_interface *in, PyObject *label,
+                                    const char *where);
+/* Both: obj.__cuda_array_interface__ read and wrapped. NULL with an exception
+ * (AttributeError when obj has no interface). */
+kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const char *where);
+
+/* ---- stream ordering (stream.c) ----------------------------------------------- */
+
 /* Orders imported device memory after its producer's stream (a protocol
  * integer): Kokkos' stream waits for it through an event, and the host
  * waits too when it can reach the memory. Initializes Kokkos. -1 with
- * exception (dlpack.c). */
+ * exception. */
 int kp_order_import(int space, uintptr_t producer, const char *where);
+/* Orders a consumer's use of exported memory in space, seen from DLPack
+ * device_type, after the work Kokkos queued so far: on a CUDA or ROCm
+ * device the consumer's stream (a protocol integer) waits for Kokkos'
+ * stream through an event (the host does not block); a host consumer of
+ * device-backed memory waits for all of Kokkos' work. Nothing for HostSpace
+ * or before Kokkos is initialized. -1 with exception. */
+int kp_order_export(int space, int32_t device_type, uintptr_t consumer, const char *where);
+
+/* ---- DLPack (dlpack.c) -------------------------------------------------------- */
 
 /* The memory space for a DLPack device type, or -1 (no error set). */
 int kp_space_from_dlpack_device(int32_t device_type);
-
 /* The (device type, device ordinal) a View in space reports to DLPack. */
 void kp_dlpack_device_of(int space, int32_t *device_type, int32_t *device_id);
+
+/* Storage for a described tensor's shape and strides. */
+typedef struct kp_dl_shape {
+  int64_t shape[KP_MAX_RANK];
+  int64_t strides[KP_MAX_RANK]; /* in elements */
+} kp_dl_shape;
+
+/* The one description of a View as a DLTensor: fills *t with v's memory as
+ * seen from DLPack device (device_type, device_id), its dtype, and its shape
+ * and strides (always filled, as DLPack 1.2 requires). copy: where the
+ * shape and strides are written and t points; NULL makes t point into the
+ * View itself, where Py_ssize_t is int64_t (SIZEOF_SIZE_T == 8 only). */
+void kp_dl_describe(const kp_view *v, int32_t device_type, int32_t device_id, kp_dl_shape *copy, kp_dl_tensor *t);
+
+/* An export of a View's memory: the managed tensor a consumer receives, its
+ * shape and strides, and a counted strong reference to the Allocation. */
+typedef struct kp_dl_export {
+  union {
+    kp_dl_managed_tensor_versioned versioned;
+    kp_dl_managed_tensor legacy;
+  } managed;         /* first: the managed tensor's address is the export's */
+  kp_owner *owner;   /* strong reference, counted in owner->exports; NULL for empty Views */
+  kp_dl_shape shape; /* what the tensor's shape and strides point at */
+} kp_dl_export;
+
+/* A new export of v's memory as seen from device (dev_type, dev_id): the
+ * versioned struct (with minor and flags) or the legacy one; its deleter
+ * calls kp_dl_export_release. NULL with MemoryError. */
+kp_dl_export *kp_dl_export_new(kp_view *v, int versioned, uint32_t minor, int32_t dev_type, int32_t dev_id,
+                               uint64_t flags);
+/* Drops an export: uncounts and releases the Allocation, frees the block.
+ * Any thread, GIL held or not; leaks at interpreter shutdown. */
+void kp_dl_export_release(kp_dl_export *e);
+
+/* The dtype index of a DLPack data type, or -1 (no error set). */
+int kp_dl_dtype_index(kp_dl_data_type dt);
+/* BufferError naming where: dt has no View dtype. */
+void kp_dl_raise_dtype(const char *where, kp_dl_data_type dt);
+/* A new Unmanaged View over the tensor of managed (versioned or legacy),
+ * whose ownership this call takes: on failure it calls the deleter. */
+kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyObject *label, const char *where);
+/* Whether type has a DLPack C exchange table of a version this project reads. */
+int kp_dl_has_exchange_api(kp_state *st, PyTypeObject *type);
+/* New Unmanaged View over the memory of a DLPack producer: a capsule, an
+ * object whose type has __dlpack_c_exchange_api__, or an object with
+ * __dlpack__. NULL with an exception (TypeError when obj speaks no DLPack,
+ * BufferError when its tensor cannot be a View). */
+kp_view *kp_view_from_dlpack(kp_state *st, PyObject *obj, PyObject *label, const char *where);
 
 #endif /* KOKKOS_PYTHON_EXCHANGE_H */

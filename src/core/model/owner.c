@@ -118,7 +118,6 @@ static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *da
 }
 
 kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t bytes, int zero) {
-  if (kp_runtime_ensure() < 0) return NULL;
   const char *clabel = label ? PyUnicode_AsUTF8(label) : "";
   if (!clabel) return NULL;
   void *p = NULL;

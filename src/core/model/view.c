@@ -178,12 +178,12 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
   size_t bytes;
   if (kp_space_check_available(spec->space, where) < 0) return NULL;
   if (kp_checked_bytes(spec->rank, spec->shape, kp_dtypes[spec->dtype].itemsize, &bytes, where) < 0) return NULL;
+  /* The auto-initialization rule, empty Views included. */
+  if (kp_runtime_ensure() < 0) return NULL;
   kp_owner *owner = NULL;
   if (bytes > 0) {
     owner = kp_owner_allocate(st, spec->space, label, bytes, spec->zero);
     if (!owner) return NULL;
-  } else if (kp_runtime_ensure() < 0) {
-    return NULL;
   }
   Py_ssize_t strides[KP_MAX_RANK];
   kp_contiguous_strides(spec->rank, spec->shape, spec->layout == KP_LAYOUT_LEFT ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT,

@@ -14,7 +14,9 @@
  * (pykokkos reads the dtype from it). The classes add nothing to View or
  * DynRankView: isinstance(view, kokkos.View) holds and every method is
  * View's. They are made on first use and cached in the module state, in a
- * table indexed by the combination, so finding one is an array load.
+ * sparse table indexed by the combination (base/slots.c: blocks allocated
+ * on first use), so finding one is two array loads and the first View costs
+ * a few KiB, not the 120,960-slot table.
  *
  * Unmanaged is not part of the class, as in the original (which named a
  * class for the traits other than Managed and Unmanaged): a View over
@@ -85,21 +87,14 @@ static PyTypeObject *make_class(kp_state *st, Py_ssize_t slot, int dynamic, int 
     return NULL;
   }
   Py_DECREF(entry);
-  st->view_class_table[slot] = (PyTypeObject *)cls; /* borrowed: st->view_classes holds it */
-  Py_DECREF(cls);
+  Py_DECREF(cls); /* st->view_classes holds it; the table borrows */
+  if (kp_slots_set(&st->view_class_table, (size_t)slot, cls) < 0) return NULL;
   return (PyTypeObject *)cls;
 }
 
 PyTypeObject *kp_view_class(kp_state *st, int dynamic, int dtype, int space, int layout, unsigned traits, int rank) {
-  if (!st->view_class_table) {
-    st->view_class_table = PyMem_Calloc(KP_CLASS_SLOTS, sizeof(PyTypeObject *));
-    if (!st->view_class_table) {
-      PyErr_NoMemory();
-      return NULL;
-    }
-  }
   Py_ssize_t slot = class_slot(dynamic, dtype, space, layout, traits, rank);
-  PyTypeObject *cls = st->view_class_table[slot];
+  PyTypeObject *cls = (PyTypeObject *)kp_slots_get(&st->view_class_table, (size_t)slot);
   if (cls) return cls;
   return make_class(st, slot, dynamic, dtype, space, layout, traits, rank);
 }
@@ -118,10 +113,9 @@ int kp_view_retype(kp_view *v) {
   return 0;
 }
 
-void kp_view_classes_free(kp_state *st) {
-  PyMem_Free(st->view_class_table);
-  st->view_class_table = NULL;
-}
+int kp_view_classes_init(kp_state *st) { return kp_slots_init(&st->view_class_table, KP_CLASS_SLOTS); }
+
+void kp_view_classes_free(kp_state *st) { kp_slots_free(&st->view_class_table, NULL); }
 
 PyObject *kp_py_view_class(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
   static const char *where = "kokkos._core._view_class()";

@@ -1010,7 +1010,7 @@ static int kp_tools_add_type(PyObject *sub, PyType_Spec *spec, PyTypeObject **sl
   return 0;
 }
 
-int kp_tools_add(PyObject *module) {
+PyObject *kp_tools_add(PyObject *module) {
   PyObject *sub = PyModule_New("kokkos._core._tools");
   if (!sub) return -1;
   if (PyModule_AddFunctions(sub, kp_tools_methods) < 0) goto fail;
@@ -1021,7 +1021,6 @@ int kp_tools_add(PyObject *module) {
                         "ToolProgrammingInterface") < 0)
     goto fail;
   if (kp_tools_add_type(sub, &kp_region_spec, &kp_tools_g.region_type, "Region") < 0) goto fail;
-  if (kp_tuning_add(sub) < 0) goto fail;
   PyObject *version = PyLong_FromUnsignedLongLong(kp_tools_bridge_interface_version());
   if (!version) goto fail;
   int rc = PyModule_AddObjectRef(sub, "KOKKOSP_INTERFACE_VERSION", version);
@@ -1029,9 +1028,9 @@ int kp_tools_add(PyObject *module) {
   if (rc < 0) goto fail;
   kp_tools_bridge_set_handlers(&kp_tools_handler_table);
   if (PyModule_AddObjectRef(module, "_tools", sub) < 0) goto fail;
-  Py_DECREF(sub);
-  return 0;
+  Py_DECREF(sub); /* module holds it */
+  return sub;
 fail:
   Py_DECREF(sub);
-  return -1;
+  return NULL;
 }

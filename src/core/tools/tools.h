@@ -39,8 +39,4 @@ const char *kp_tools_cstr(PyObject *obj, const char *where, const char *what);
 /* Initializes Kokkos if needed; -1 with RuntimeError after finalize. */
 int kp_tools_require_runtime(const char *where);
 
-/* Adds the tuning types and calls to the kokkos._core._tools submodule and
- * registers the tuning handlers with the bridge (tuning.c); -1 on error. */
-int kp_tuning_add(PyObject *tools_module);
-
 #endif /* KOKKOS_PYTHON_CORE_TOOLS_H */

@@ -1,9 +1,11 @@
-/* assign.c: deep_copy into a View from any source: another View, a Python or
+/* deep_copy.c: deep_copy into a View from any source: another View, a Python or
  * NumPy scalar (a fill), a host buffer or array (zero-copy through the buffer
  * protocol, then copied), a DLPack or __cuda_array_interface__ producer (a
  * CuPy or PyTorch device array), or, through NumPy, anything NumPy can make
  * an array of (a list) or a View of another dtype (a cast). The copies
- * themselves are copy/copy.c's.
+ * themselves are copy.c's. The one file of copy/ above exchange/: it imports
+ * its source through kp_view_from_exchange (exchange/import.c), so it calls
+ * copy.c and exchange/, and access/ (slice assignment) calls it.
  *
  * Python equivalent:
  *
@@ -19,8 +21,36 @@ static int is_python_scalar(PyObject *o) {
   return PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || PyBool_Check(o);
 }
 
-/* numpy.asarray(obj, dtype=<name>) as a View, or NULL with an exception. */
-static kp_view *convert_through_numpy(kp_state *st, PyObject *obj, int dtype, const char *where) {
+/* Replaces NumPy's ValueError / TypeError (set) for a source it could not
+ * convert with one of the same type that names the call, the destination
+ * View and what a source may be; NumPy's reason stays at the end. */
+static void raise_not_convertible(const kp_view *dst, PyObject *src, const char *where) {
+  PyObject *exc = kp_fetch_exception();
+  PyObject *type = exc ? (PyObject *)Py_TYPE(exc) : PyExc_TypeError;
+  Py_INCREF(type);
+  PyObject *why = exc ? PyObject_Str(exc) : NULL;
+  if (!why) PyErr_Clear();
+  PyErr_Format(type,
+               "%s: cannot copy an object of type %.100s into View '%U' (%s): %S. The source may be a View, an array "
+               "or buffer of "
+               "the same shape (NumPy, CuPy, PyTorch, ...), a (nested) sequence of numbers, or a scalar",
+               where, Py_TYPE(src)->tp_name, dst->label, kp_dtypes[dst->dtype].name, why ? why : Py_None);
+  if (exc) {
+    PyObject *now = kp_fetch_exception();
+    if (now) {
+      PyException_SetCause(now, Py_NewRef(exc));
+      PyException_SetContext(now, exc);
+      exc = NULL;
+      kp_restore_exception(now);
+    }
+  }
+  Py_XDECREF(exc);
+  Py_XDECREF(why);
+  Py_DECREF(type);
+}
+
+/* numpy.asarray(obj, dtype=<name>) as a View for dst, or NULL with an exception. */
+static kp_view *convert_through_numpy(kp_state *st, const kp_view *dst, PyObject *obj, int dtype, const char *where) {
   PyObject *np = PyImport_ImportModule("numpy");
   if (!np) {
     PyErr_Clear();
@@ -43,8 +73,12 @@ static kp_view *convert_through_numpy(kp_state *st, PyObject *obj, int dtype, co
   PyObject *arr = PyObject_CallMethod(np, "asarray", "Os", src, kp_dtypes[dtype].name);
   Py_XDECREF(tmp);
   Py_DECREF(np);
-  if (!arr) return NULL;
-  kp_view *v = kp_view_from_buffer_object(st, arr, 0, NULL, 0);
+  if (!arr) {
+    if (PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_TypeError))
+      raise_not_convertible(dst, obj, where);
+    return NULL;
+  }
+  kp_view *v = kp_view_from_buffer_object(st, arr, 0, NULL, 0, where);
   Py_DECREF(arr);
   return v;
 }
@@ -74,12 +108,12 @@ int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
   } else {
     /* Host buffers directly; DLPack / CUDA array interface producers (a
      * PyTorch or CuPy device array) through the exchange import. */
-    sv = PyObject_CheckBuffer(src) ? kp_view_from_buffer_object(st, src, 0, NULL, 0)
-                                   : kp_view_from_exchange(st, src, NULL);
+    sv = PyObject_CheckBuffer(src) ? kp_view_from_buffer_object(st, src, 0, NULL, 0, where)
+                                   : kp_view_from_exchange(st, src, NULL, where);
     if (!sv) {
       if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
       PyErr_Clear();
-      sv = convert_through_numpy(st, src, dst->dtype, where);
+      sv = convert_through_numpy(st, dst, src, dst->dtype, where);
       if (!sv) return -1;
     }
   }
@@ -108,7 +142,7 @@ int kp_deep_copy(kp_state *st, kp_view *dst, PyObject *src, const char *where) {
                    where, kp_dtypes[dst->dtype].name, kp_dtypes[sv->dtype].name, kp_dtypes[sv->dtype].name);
       goto done;
     }
-    kp_view *conv = convert_through_numpy(st, (PyObject *)sv, dst->dtype, where);
+    kp_view *conv = convert_through_numpy(st, dst, (PyObject *)sv, dst->dtype, where);
     if (!conv) goto done;
     Py_SETREF(sv, conv);
     if (kp_view_check_released(dst)) goto done;
