@@ -455,6 +455,12 @@ PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int kp_capi_add(PyObject *module);
 /* Adds the Kokkos Tools submodule kokkos._core._tools (tools.c); -1 on error. */
 int kp_tools_add(PyObject *module);
+/* After Kokkos initialized: a RuntimeWarning, naming where (the call that
+ * initialized it), when a Tools library was asked for (tools_libs, the
+ * initialize() keyword, may be NULL; or the environment) but none is loaded,
+ * saying which variable this Kokkos reads. 0, or -1 when the warning was
+ * turned into an error (tools.c). */
+int kp_tools_warn_unloaded(const char *where, const char *tools_libs);
 /* Puts the DLPack C exchange table (__dlpack_c_exchange_api__) in the View
  * type's dict and from_dlpack in the module (dlpack.c); -1 on error. */
 int kp_dlpack_add(PyObject *module, kp_state *st);

@@ -61,16 +61,11 @@ def initialize(
         libs,
         tools_args,
     )
-    # tools_libs, else the variables Kokkos reads (4.x, then 3.x)
-    requested = libs or os.environ.get("KOKKOS_TOOLS_LIBS") or os.environ.get("KOKKOS_PROFILE_LIBRARY")
-    if initialized and requested and not _core._tools.profile_library_loaded():
-        # Kokkos prints its own error on stderr and runs on without the tool.
-        warnings.warn(
-            f"kokkos.initialize(): Kokkos could not load the Tools library {requested!r} (see its message "
-            "on stderr), or it provides no Kokkos Tools callback; Kokkos runs without it",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+    if initialized:
+        # A Tools library asked for (tools_libs, or the variable this Kokkos
+        # reads) but not loaded: Kokkos prints its error on stderr, if any,
+        # and runs on without it. The core says which variable it reads.
+        _core._tools._warn_unloaded("kokkos.initialize()", libs)
     return initialized
 
 
