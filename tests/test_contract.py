@@ -155,9 +155,7 @@ def test_installed_package_ships_its_stubs_and_py_typed():
 # ---- the dtype strings "float" and "int" (issue 26) ----------------------------------
 
 
-@pytest.mark.parametrize(
-    ("name", "numpy", "original"), [("float", "float64", "float32"), ("int", "int64", "int32")]
-)
+@pytest.mark.parametrize(("name", "numpy", "original"), [("float", "float64", "float32"), ("int", "int64", "int32")])
 def test_ambiguous_dtype_strings_are_refused_naming_both_spellings(name, numpy, original):
     pattern = (
         rf"dtype '{name}' is ambiguous: NumPy reads it as {numpy}, pykokkos-base's kokkos.{name} is "
