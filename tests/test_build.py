@@ -3,6 +3,7 @@ Kokkos is found (including Debian's broken CMake package)."""
 
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -113,3 +114,77 @@ def test_setuptools_build_of_a_pybind11_module_with_the_public_helpers(tmp_path)
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.split() == ["True", "[0.0,", "2.0,", "4.0]"]
+
+
+# ---- a module linked without the Kokkos library (issue 26) -----------------------------------
+
+UNLINKED = """\
+#include <kokkos_python/kokkos_python.hpp>
+
+static PyModuleDef def = {PyModuleDef_HEAD_INIT, "kp_unlinked", nullptr, -1, nullptr};
+
+PyMODINIT_FUNC PyInit_kp_unlinked(void) {
+  if (!Kokkos::is_initialized()) Kokkos::View<double *, Kokkos::HostSpace>("made", 3);
+  return PyModule_Create(&def);
+}
+"""
+
+
+def test_a_module_built_without_ldflags_gets_an_import_error_naming_the_flag(tmp_path):
+    """Forgetting `python -m kokkos --ldflags`: the dynamic loader refuses the
+    module before any of its code runs; importing it after kokkos gives an
+    ImportError that names the flag, caused by the loader's."""
+    import sysconfig
+
+    import kokkos
+
+    if kokkos.get_memory_space_available("CudaSpace"):
+        pytest.skip("a CUDA Kokkos's headers compile only with its nvcc_wrapper, not the plain host compiler")
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    (tmp_path / "unlinked.cpp").write_text(UNLINKED)
+    so = tmp_path / f"kp_unlinked{sysconfig.get_config_var('EXT_SUFFIX')}"
+    includes = [f"-I{d}" for d in kokkos.include_dirs()]
+    cmd = [cxx, "-std=c++17", "-shared", "-fPIC", *includes, str(tmp_path / "unlinked.cpp"), "-o", str(so)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    code = (
+        "import kokkos\n"
+        "try:\n"
+        "    import kp_unlinked\n"
+        "except ImportError as e:\n"
+        "    print(e); print('CAUSE', e.__cause__); print('NAME', e.name)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "kp_unlinked: the Kokkos library is not linked into" in r.stdout, r.stdout
+    assert re.search(r"\(undefined symbol _ZNK?6Kokkos\w+\)", r.stdout), r.stdout
+    assert "add the flags of `python -m kokkos --ldflags`" in r.stdout
+    assert re.search(r"CAUSE .*undefined symbol: _ZNK?6Kokkos", r.stdout), r.stdout
+    assert "NAME kp_unlinked" in r.stdout
+    # imported before kokkos: Python's own message (documented limit)
+    r = subprocess.run(
+        [sys.executable, "-c", "import kp_unlinked"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode != 0 and re.search("undefined symbol: _ZNK?6Kokkos", r.stderr), r.stderr
+    assert "--ldflags" not in r.stderr
+
+
+def test_the_link_hint_finder_finds_what_pathfinder_finds():
+    import importlib.machinery
+
+    import kokkos._link_hint as hint
+
+    assert hint._LinkHintFinder in sys.meta_path
+    assert sys.meta_path.index(hint._LinkHintFinder) == sys.meta_path.index(importlib.machinery.PathFinder) - 1
+    hint.install()  # idempotent
+    assert sys.meta_path.count(hint._LinkHintFinder) == 1
+    spec = hint._LinkHintFinder.find_spec("json")
+    assert spec is not None and spec.origin == importlib.machinery.PathFinder.find_spec("json").origin
+    ext = hint._LinkHintFinder.find_spec("_kokkos_no_such_module")
+    assert ext is None
+    import kokkos._core
+
+    spec = hint._LinkHintFinder.find_spec("_core", kokkos.__path__)
+    assert isinstance(spec.loader, hint._LinkHintLoader)

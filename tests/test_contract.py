@@ -78,11 +78,23 @@ def test_unloadable_tools_library_warns():
     succeeded(run_scenario("contract", "unloadable_tools_library", unset=TOOLS_VARIABLES), "OK", clean=True)
 
 
+@pytest.mark.parametrize("how", ["initialize", "auto"])
 @pytest.mark.parametrize("variable", ["KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"])
-def test_unloadable_tools_library_from_the_environment_warns(variable):
+def test_unloadable_tools_library_from_the_environment_warns(variable, how):
+    """The warning names the variable this Kokkos reads and what happened,
+    also when Kokkos initializes on first use (issue 26)."""
     env = {variable: "libkokkos_python_no_such_tool.so"}
-    proc = run_scenario("contract", "unloadable_tools_library_from_environment", env=env, unset=TOOLS_VARIABLES)
+    proc = run_scenario(
+        "contract", "unloadable_tools_library_from_environment", variable, how, env=env, unset=TOOLS_VARIABLES
+    )
     succeeded(proc, "OK", clean=True)
+
+
+def test_profile_library_loaded_is_documented_as_false_before_initialize():
+    import kokkos.tools as kt
+
+    doc = " ".join(kt.profile_library_loaded.__doc__.split())
+    assert "False before Kokkos is initialized" in doc and "KOKKOS_PROFILE_LIBRARY" in doc
 
 
 # ---- the auto-initialization rule ----------------------------------------------------
@@ -138,3 +150,31 @@ def test_installed_package_ships_its_stubs_and_py_typed():
     root = os.path.dirname(kokkos.__file__)
     for rel in ("py.typed", "__init__.pyi", "_core.pyi", os.path.join("tools", "__init__.pyi")):
         assert os.path.exists(os.path.join(root, rel)), rel
+
+
+# ---- the dtype strings "float" and "int" (issue 26) ----------------------------------
+
+
+@pytest.mark.parametrize(("name", "numpy", "original"), [("float", "float64", "float32"), ("int", "int64", "int32")])
+def test_ambiguous_dtype_strings_are_refused_naming_both_spellings(name, numpy, original):
+    pattern = (
+        rf"dtype '{name}' is ambiguous: NumPy reads it as {numpy}, pykokkos-base's kokkos.{name} is "
+        rf"{original}; write '{numpy}' or '{original}'"
+    )
+    with pytest.raises(ValueError, match=rf"kokkos.array\(\): {pattern}"):
+        kokkos.array([2], dtype=name)
+    with pytest.raises(ValueError, match=pattern):
+        kokkos.View((2,), name)
+    # what the message offers works, and the original's attributes keep their meaning
+    assert kokkos.array([2], dtype=numpy).dtype == getattr(kokkos, numpy)
+    assert kokkos.View((2,), original).dtype == getattr(kokkos, original)
+    assert getattr(kokkos, name) is getattr(kokkos, original)
+    assert kokkos.get_dtype(name) is getattr(kokkos, original)
+    # Python's types follow NumPy
+    assert kokkos.View((2,), {"float": float, "int": int}[name]).dtype == getattr(kokkos, numpy)
+
+
+@pytest.mark.parametrize(("order", "layout"), [("C", "LayoutRight"), ("F", "LayoutLeft")])
+def test_layout_strings_c_and_f_are_numpy_orders(order, layout):
+    assert kokkos.View((2, 3), layout=order).layout == getattr(kokkos, layout)
+    assert kokkos.array([2, 3], layout=order).layout == getattr(kokkos, layout)

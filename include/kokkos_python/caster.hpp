@@ -13,6 +13,11 @@
 #include "kokkos_python.hpp"
 
 #include <cstddef>
+#include <string>
+
+#if !defined(_WIN32)
+#include <dlfcn.h>
+#endif
 
 namespace kokkos_python {
 namespace caster {
@@ -129,6 +134,88 @@ load_result load(PyObject *arg_src, bool arg_convert, ViewT &arg_out) noexcept {
 }
 
 }  // namespace caster
+
+// ---- Kokkos initialized at import ---------------------------------------------
+//
+// A module built on the pybind11 or nanobind adapter (pybind11.hpp,
+// nanobind.hpp) initializes Kokkos when Python loads it, if nothing has
+// (docs/building.md, "The auto-initialization rule"): its C++ code may make
+// a Kokkos::View before any View crosses a caster, and a View made before
+// Kokkos::initialize aborts the process. The package does it as a plain
+// kokkos.initialize() would (the --kokkos-* flags of sys.argv included) and
+// remembers the module, so that a later kokkos.initialize(num_threads=...)
+// whose settings can no longer apply warns, naming it.
+//
+// This runs from a static object's constructor, i.e. while the dynamic
+// loader loads the module: for Python's import that is under the GIL. When
+// the library is loaded another way (a C++ program linking it, before
+// Py_Initialize or without the GIL) it does nothing: Kokkos belongs to that
+// program. A failure is kept and raised by import() (which the module's
+// init function calls, and every caster calls first) as ImportError.
+namespace detail {
+
+// The name of the module this code is part of (the file name up to its
+// first '.'), or "" when the platform cannot say.
+inline std::string this_module_name() {
+#if !defined(_WIN32)
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&load_init_error), &info) && info.dli_fname) {
+    std::string path = info.dli_fname;
+    const auto slash = path.find_last_of('/');
+    if (slash != std::string::npos) path = path.substr(slash + 1);
+    return path.substr(0, path.find('.'));
+  }
+#endif
+  return "";
+}
+
+inline void initialize_at_load() noexcept {
+  static bool s_done = false;  // once per module, however many files include this
+  if (s_done) return;
+  s_done = true;
+  if (!Py_IsInitialized() || !PyGILState_Check()) return;
+  if (Kokkos::is_initialized()) return;
+  PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
+  PyErr_Fetch(&type, &value, &tb);  // nothing should be pending; keep it if it is
+  try {
+    const std::string name = this_module_name();
+    PyObject *runtime = PyImport_ImportModule("kokkos.runtime");
+    PyObject *r = nullptr;
+    if (runtime) {
+      r = PyObject_HasAttrString(runtime, "_initialize_at_import")
+              ? PyObject_CallMethod(runtime, "_initialize_at_import", "s", name.empty() ? "?" : name.c_str())
+              : PyObject_CallMethod(runtime, "initialize", nullptr);  // an older package
+      Py_DECREF(runtime);
+    }
+    if (r) {
+      Py_DECREF(r);
+    } else {
+      PyObject *t = nullptr, *v = nullptr, *b = nullptr;
+      PyErr_Fetch(&t, &v, &b);
+      PyErr_NormalizeException(&t, &v, &b);
+      if (v && b) PyException_SetTraceback(v, b);
+      Py_XDECREF(t);
+      Py_XDECREF(b);
+      Py_XDECREF(load_init_error());
+      load_init_error() = v;
+    }
+  } catch (...) {
+    PyErr_Clear();
+  }
+  PyErr_Restore(type, value, tb);
+}
+
+// Runs initialize_at_load() when the module's library is loaded.
+struct initialize_at_load_t {
+  initialize_at_load_t() noexcept { initialize_at_load(); }
+};
+
+}  // namespace detail
 }  // namespace kokkos_python
+
+namespace {
+// One per file that includes an adapter; the first one to run does the work.
+const kokkos_python::detail::initialize_at_load_t kokkos_python_initialize_at_load;
+}  // namespace
 
 #endif  // KOKKOS_PYTHON_CASTER_HPP

@@ -116,6 +116,13 @@ inline const kokkos_python_api *&api_slot() noexcept {
   static const kokkos_python_api *s_api = nullptr;
   return s_api;
 }
+// The exception (a new reference) that initializing Kokkos raised when the
+// module was loaded (caster.hpp, the pybind11 and nanobind adapters), for
+// import() to raise; nullptr when there was none.
+inline PyObject *&load_init_error() noexcept {
+  static PyObject *s_error = nullptr;
+  return s_error;
+}
 }  // namespace detail
 
 // Imports the kokkos package, fetches its C API and checks that this module
@@ -124,6 +131,26 @@ inline const kokkos_python_api *&api_slot() noexcept {
 // it, and a module may call it in its init function to fail early.
 // module_name names the caller in the error message (may be nullptr).
 inline int import(const char *module_name = nullptr) noexcept {
+  if (PyObject *error = detail::load_init_error()) {
+    // Raised once: ImportError, caused by what kokkos.initialize() raised.
+    detail::load_init_error() = nullptr;
+    PyErr_Format(PyExc_ImportError,
+                 "%s: Kokkos could not be initialized when the module was loaded: %S (a module on the kokkos_python "
+                 "pybind11 or nanobind header initializes Kokkos at import; call kokkos.initialize() before "
+                 "importing it to choose the settings)",
+                 module_name ? module_name : "this module", error);
+    PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (value) {
+      PyException_SetContext(value, Py_NewRef(error));
+      PyException_SetCause(value, error);  // steals
+    } else {
+      Py_DECREF(error);
+    }
+    PyErr_Restore(type, value, tb);
+    return -1;
+  }
   if (detail::api_slot()) return 0;
   auto *api = static_cast<const kokkos_python_api *>(PyCapsule_Import(KOKKOS_PYTHON_API_CAPSULE, 0));
   if (!api) return -1;

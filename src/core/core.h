@@ -504,6 +504,12 @@ PyObject *kp_py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t 
  * objects that also speak DLPack (import.c). */
 PyObject *kp_py_view_from_object(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *kp_py_from_cuda_array_interface(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* After Kokkos initialized: a RuntimeWarning, naming where (the call that
+ * initialized it), when a Tools library was asked for (tools_libs, the
+ * initialize() keyword, may be NULL; or the environment) but none is loaded,
+ * saying which variable this Kokkos reads. 0, or -1 when the warning was
+ * turned into an error (tools.c). */
+int kp_tools_warn_unloaded(const char *where, const char *tools_libs);
 
 /* View methods whose bodies live with their protocol; view.c lists them in
  * the View type's one method and getset table. */

@@ -5,7 +5,7 @@ NumPy and other array libraries; pass them to and from C++ Kokkos code.
 The API is that of pykokkos-base: code written for it runs unchanged.
 """
 
-from . import _core, _execution
+from . import _core, _execution, _link_hint
 from . import _core as libpykokkos  # the original package's module name
 from ._execution import ExecutionSpaceInstance
 from ._paths import (  # for C and C++ modules (python -m kokkos; docs/cxx.md)
@@ -180,6 +180,9 @@ def _enum_names() -> list[str]:
 __all__ += _enum_names()
 __all__ += sorted(_execution.classes)  # KokkosExecutionSpace_<Backend>
 del _enum_names
+
+# A module linked without `python -m kokkos --ldflags`: an ImportError that says so.
+_link_hint.install()
 
 
 def __getattr__(name):

@@ -6,9 +6,9 @@ from builtins import float as _float
 from builtins import int as _int
 from collections.abc import Sequence
 from types import EllipsisType, ModuleType
-from typing import Any, Literal, SupportsIndex, TypeAlias, final, overload
+from typing import Any, Literal, Protocol, SupportsIndex, TypeAlias, final, overload
 
-from typing_extensions import Self, disjoint_base
+from typing_extensions import Buffer, Self, disjoint_base
 
 from kokkos import dtype as _dtype_enum
 from kokkos import layout as _layout_enum
@@ -27,6 +27,22 @@ _Index: TypeAlias = (
     SupportsIndex | slice | None | EllipsisType | tuple[SupportsIndex | slice | None | EllipsisType, ...]
 )
 _Scalar: TypeAlias = _bool | _int | _float | complex
+
+# What kokkos.array takes as memory: anything exposing the buffer protocol,
+# __array_interface__, DLPack or __cuda_array_interface__ (a NumPy, CuPy or
+# PyTorch array, a memoryview, a View).
+class _SupportsArrayInterface(Protocol):
+    @property
+    def __array_interface__(self) -> dict[str, Any]: ...
+
+class _SupportsCudaArrayInterface(Protocol):
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]: ...
+
+class _SupportsDLPack(Protocol):
+    def __dlpack__(self) -> object: ...
+
+_ArrayLike: TypeAlias = Buffer | _SupportsArrayInterface | _SupportsCudaArrayInterface | _SupportsDLPack
 
 max_rank: _int
 
@@ -128,7 +144,17 @@ class View:
     def create_mirror_view(self, copy: _bool = ..., space: _MemorySpaceLike | None = ...) -> View: ...
     def deep_copy(self, src: object) -> None: ...
     # elements
-    def __getitem__(self, key: _Index, /) -> Any: ...
+    # A slice (or ..., None) anywhere gives a subview; integers only give a
+    # Python scalar when there is one per dimension, else a subview (the rank
+    # is a run-time value, so the type says both).
+    @overload
+    def __getitem__(self, key: slice | EllipsisType | None, /) -> Self: ...
+    @overload
+    def __getitem__(  # type: ignore[overload-overlap]
+        self, key: SupportsIndex | tuple[SupportsIndex, ...], /
+    ) -> _Scalar | Self: ...
+    @overload
+    def __getitem__(self, key: tuple[SupportsIndex | slice | None | EllipsisType, ...], /) -> Self: ...
     def __setitem__(self, key: _Index, value: object, /) -> None: ...
     def __delitem__(self, key: _Index, /) -> None: ...
     def __len__(self) -> _int: ...
@@ -173,7 +199,7 @@ _tools: ModuleType
 # ---- kokkos.array and friends (array.c) ----
 
 def array(
-    shape_label_or_array: str | Sequence[SupportsIndex] | object,
+    shape_label_or_array: str | Sequence[SupportsIndex] | _ArrayLike,
     shape: Sequence[SupportsIndex] | None = ...,
     label: str | None = ...,
     array: object = ...,

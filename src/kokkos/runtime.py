@@ -46,12 +46,22 @@ def initialize(
     Kokkos' settings. Returns True if this call initialized Kokkos, False if it
     already was initialized; raises RuntimeError after finalize.
     """
+    argv_given = argv is not None
     if argv is None:
         argv = list(sys.argv) if sys.argv and sys.argv[0] else ["python"]
     elif isinstance(argv, str):
         raise TypeError("kokkos.initialize(): argv must be a list of str, not a str")
     else:
         argv = list(argv)
+    explicit = _explicit_settings(
+        argv if argv_given else None,
+        num_threads=num_threads,
+        device_id=device_id,
+        disable_warnings=disable_warnings,
+        print_configuration=print_configuration,
+        tools_libs=tools_libs,
+        tools_args=tools_args,
+    )
     libs = None if tools_libs is None else _tools_libs(tools_libs)
     initialized = _core._initialize(
         argv,
@@ -62,17 +72,48 @@ def initialize(
         libs,
         tools_args,
     )
-    # tools_libs, else the variables Kokkos reads (4.x, then 3.x)
-    requested = libs or os.environ.get("KOKKOS_TOOLS_LIBS") or os.environ.get("KOKKOS_PROFILE_LIBRARY")
-    if initialized and requested and not _core._tools.profile_library_loaded():
-        # Kokkos prints its own error on stderr and runs on without the tool.
+    if initialized:
+        # A Tools library asked for (tools_libs, or the variable this Kokkos
+        # reads) but not loaded: Kokkos prints its error on stderr, if any,
+        # and runs on without it. The core says which variable it reads.
+        _core._tools._warn_unloaded("kokkos.initialize()", libs)
+    elif explicit and _initialized_at_import is not None:
         warnings.warn(
-            f"kokkos.initialize(): Kokkos could not load the Tools library {requested!r} (see its message "
-            "on stderr), or it provides no Kokkos Tools callback; Kokkos runs without it",
+            f"kokkos.initialize(): Kokkos was already initialized, with default settings, when "
+            f"{_initialized_at_import} was imported (a module built on the kokkos_python pybind11 or nanobind header "
+            f"initializes Kokkos at import); {', '.join(explicit)} cannot apply any more: call "
+            f"kokkos.initialize(...) before importing {_initialized_at_import}",
             RuntimeWarning,
             stacklevel=2,
         )
     return initialized
+
+
+# The module whose import initialized Kokkos (_initialize_at_import), or None.
+_initialized_at_import = None
+
+
+def _initialize_at_import(module):
+    """Called by a C++ module built on the kokkos_python pybind11 or nanobind
+    header while Python loads it: initializes Kokkos as a plain
+    kokkos.initialize() would (sys.argv's --kokkos-* flags included) unless
+    Kokkos is initialized or finalized, and remembers module for the warning
+    of a later initialize() with settings. True if it initialized."""
+    global _initialized_at_import
+    if _core.is_initialized() or _core.is_finalized():
+        return False
+    initialize()
+    _initialized_at_import = module
+    return True
+
+
+def _explicit_settings(argv, **settings):
+    """The settings a kokkos.initialize() call asks for explicitly: its
+    keywords that are not None, and the options of an argv it was given."""
+    named = [f"{k}={v!r}" for k, v in settings.items() if v is not None]
+    if argv is not None:
+        named += [repr(a) for a in argv[1:] if isinstance(a, str) and a.startswith("-")]
+    return named
 
 
 def _tools_libs(libs):

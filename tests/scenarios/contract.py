@@ -26,22 +26,46 @@ def bad_threads_argument():
 
 def unloadable_tools_library():
     """A tools library the loader cannot find: Kokkos prints and runs on;
-    Python hears a RuntimeWarning."""
+    Python hears a RuntimeWarning naming the library and the keyword."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert kokkos.initialize(tools_libs="libkokkos_python_no_such_tool.so")
     said = [str(w.message) for w in caught if w.category is RuntimeWarning]
-    assert any("could not load the Tools library" in s and "no_such_tool" in s for s in said), said
+    assert any(
+        "kokkos.initialize(): Kokkos" in s
+        and "could not load the Tools library 'libkokkos_python_no_such_tool.so' given as tools_libs" in s
+        for s in said
+    ), said
     print("OK")
 
 
-def unloadable_tools_library_from_environment():
-    """The same through KOKKOS_TOOLS_LIBS / KOKKOS_PROFILE_LIBRARY (set by the test)."""
+def unloadable_tools_library_from_environment(variable, how):
+    """The same through KOKKOS_TOOLS_LIBS / KOKKOS_PROFILE_LIBRARY (variable,
+    set by the test), when kokkos.initialize() initializes (how="initialize")
+    and when the first View does ("auto"). A Kokkos before 3.7 does not read
+    KOKKOS_TOOLS_LIBS: the warning says which variable it reads."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert kokkos.initialize()
+        if how == "initialize":
+            assert kokkos.initialize()
+        else:
+            kokkos.View((2,))
+            assert kokkos.is_initialized()
     said = [str(w.message) for w in caught if w.category is RuntimeWarning]
-    assert any("could not load the Tools library" in s and "no_such_tool" in s for s in said), said
+    where = "kokkos.initialize()" if how == "initialize" else "Kokkos initialized on first use"
+    version = ".".join(map(str, kokkos.kokkos_version()))
+    if variable == "KOKKOS_TOOLS_LIBS" and kokkos.kokkos_version() < (3, 7, 0):
+        want = (
+            f"{where}: KOKKOS_TOOLS_LIBS='libkokkos_python_no_such_tool.so' is set, but Kokkos {version} reads "
+            "KOKKOS_PROFILE_LIBRARY (it reads KOKKOS_TOOLS_LIBS from 3.7 on), so no Tools library was loaded; "
+            "set KOKKOS_PROFILE_LIBRARY='libkokkos_python_no_such_tool.so'"
+        )
+    else:
+        want = (
+            f"{where}: Kokkos {version} could not load the Tools library 'libkokkos_python_no_such_tool.so' "
+            f"named by {variable} (Kokkos prints why on stderr)"
+        )
+    assert any(want in s for s in said), (want, said)
     print("OK")
 
 

@@ -42,3 +42,32 @@ def work(n: int) -> int:
 
 assert_type(work(2), int)
 assert_type(kt.declare_output_type("block", kt.VariableInfo(int, "ordinal", [32, 64])), int)
+
+# ---- issue 26: indexing, kokkos.array's first argument, Tools callbacks ----
+# Integers only: a Python scalar when there is one per dimension, else a
+# subview (the rank is a run-time value); a slice anywhere: a subview.
+assert_type(v[0, 1], bool | int | float | complex | kokkos.View)
+assert_type(v[0], bool | int | float | complex | kokkos.View)
+assert_type(v[1:], kokkos.View)
+assert_type(v[:, 1], kokkos.View)
+assert_type(v[1, :], kokkos.View)
+assert_type(v[...], kokkos.View)
+assert_type(d[1:], kokkos.DynRankView)
+# a shape, a label, or memory (buffer protocol, __array_interface__, DLPack, CAI)
+assert_type(kokkos.array([3, 2]), kokkos.View)
+assert_type(kokkos.array(memoryview(bytearray(16)).cast("d")), kokkos.View)
+assert_type(kokkos.array(v), kokkos.View)
+kokkos.array([3.5])  # type: ignore[list-item]  # a shape of floats: refused
+# each event's callback has its event's arguments
+kt.set_allocate_data_callback(lambda space, label, ptr, size: print(space.name, label, ptr, size))
+kt.set_begin_parallel_for_callback(lambda name, device_id: 7)
+kt.set_push_region_callback(lambda name: None)
+kt.set_pop_region_callback(None)
+
+
+def two_arguments(name: str, extra: str) -> None:
+    pass
+
+
+kt.set_push_region_callback(two_arguments)  # type: ignore[arg-type]  # wrong arity
+kt.set_begin_fence_callback(lambda name, device_id: "id")  # type: ignore[arg-type, return-value]  # an id is an int

@@ -383,6 +383,18 @@ int kp_dtype_from_object(PyObject *obj, const char *where) {
   if (PyUnicode_Check(obj)) {
     const char *s = PyUnicode_AsUTF8(obj);
     if (!s) return -1;
+    /* The strings "float" and "int" mean float64 / int64 to NumPy but
+     * float32 / int32 to the original package (kokkos.float, kokkos.int):
+     * refused rather than guessed (issue 26). The attributes stay. */
+    if (strcmp(s, "float") == 0 || strcmp(s, "int") == 0) {
+      const int f = s[0] == 'f';
+      PyErr_Format(PyExc_ValueError,
+                   "%s: dtype '%s' is ambiguous: NumPy reads it as %s, pykokkos-base's kokkos.%s is %s; write '%s' "
+                   "or '%s' (or kokkos.%s / kokkos.%s)",
+                   where, s, f ? "float64" : "int64", s, f ? "float32" : "int32", f ? "float64" : "int64",
+                   f ? "float32" : "int32", f ? "float64" : "int64", f ? "float32" : "int32");
+      return -1;
+    }
     int d = dtype_from_name(s);
     if (d < 0)
       PyErr_Format(PyExc_ValueError, "%s: unknown dtype %R (use kokkos.float64, 'float64', numpy.float64, ...)", where,

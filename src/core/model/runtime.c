@@ -56,7 +56,12 @@ int kp_runtime_ensure(void) {
     return -1;
   }
   kp_init_settings settings = {-1, -1, -1, -1, NULL, NULL};
-  return kp_initialize_with(0, NULL, &settings);
+  if (kp_initialize_with(0, NULL, &settings) < 0) return -1;
+  /* The Tools library named in the environment failed to load: say so here
+   * too, as kokkos.initialize() does (a warning turned error is dropped:
+   * Kokkos is initialized, and the operation goes on). */
+  if (kp_tools_warn_unloaded("Kokkos initialized on first use", NULL) < 0) PyErr_Clear();
+  return 0;
 }
 
 /* Copies an optional str argument to a malloc'd UTF-8 string (NULL for None). */

@@ -35,6 +35,8 @@
 #include "tools_bridge.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <structmember.h>
 
@@ -853,6 +855,55 @@ static PyObject *kp_tools_profile_library_loaded(PyObject *mod, PyObject *unused
   return PyBool_FromLong(kp_tools_bridge_profile_library_loaded());
 }
 
+/* The environment variable a Kokkos of this version reads for its Tools
+ * library: KOKKOS_TOOLS_LIBS from 3.7 (which still reads the older name),
+ * KOKKOS_PROFILE_LIBRARY before. */
+static const char *kp_tools_variable(void) {
+  return kp_bridge_kokkos_version() >= 30700 ? "KOKKOS_TOOLS_LIBS" : "KOKKOS_PROFILE_LIBRARY";
+}
+
+int kp_tools_warn_unloaded(const char *where, const char *tools_libs) {
+  if (kp_tools_bridge_profile_library_loaded()) return 0;
+  const int v = kp_bridge_kokkos_version();
+  const char *reads = kp_tools_variable();
+  const char *tools = getenv("KOKKOS_TOOLS_LIBS"), *profile = getenv("KOKKOS_PROFILE_LIBRARY");
+  if (tools && !*tools) tools = NULL;
+  if (profile && !*profile) profile = NULL;
+  char version[32];
+  snprintf(version, sizeof version, "%d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
+  if (tools_libs && *tools_libs)
+    return PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
+                            "%s: Kokkos %s could not load the Tools library '%s' given as tools_libs (Kokkos prints "
+                            "why on stderr), or it provides no Kokkos Tools callback; Kokkos runs without it",
+                            where, version, tools_libs);
+  if (v < 30700 && tools && !profile)
+    return PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
+                            "%s: KOKKOS_TOOLS_LIBS='%s' is set, but Kokkos %s reads KOKKOS_PROFILE_LIBRARY (it reads "
+                            "KOKKOS_TOOLS_LIBS from 3.7 on), so no Tools library was loaded; set "
+                            "KOKKOS_PROFILE_LIBRARY='%s' or pass kokkos.initialize(tools_libs=...)",
+                            where, tools, version, tools);
+  const char *named = v >= 30700 && tools ? tools : profile;
+  if (!named) return 0;
+  return PyErr_WarnFormat(PyExc_RuntimeWarning, 1,
+                          "%s: Kokkos %s could not load the Tools library '%s' named by %s (Kokkos prints why on "
+                          "stderr), or it provides no Kokkos Tools callback; Kokkos runs without it",
+                          where, version, named, named == tools ? "KOKKOS_TOOLS_LIBS" : "KOKKOS_PROFILE_LIBRARY");
+}
+
+/* _warn_unloaded(where, tools_libs): kp_tools_warn_unloaded for
+ * kokkos.initialize() (tools_libs: str or None). */
+static PyObject *kp_tools_py_warn_unloaded(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 2 || !PyUnicode_Check(args[0]) || (args[1] != Py_None && !PyUnicode_Check(args[1]))) {
+    PyErr_SetString(PyExc_TypeError, "_warn_unloaded(where: str, tools_libs: str | None)");
+    return NULL;
+  }
+  const char *where = PyUnicode_AsUTF8(args[0]);
+  const char *libs = args[1] == Py_None ? NULL : PyUnicode_AsUTF8(args[1]);
+  if (!where || (args[1] != Py_None && !libs)) return NULL;
+  if (kp_tools_warn_unloaded(where, libs) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
 static PyObject *kp_tools_pause(PyObject *mod, PyObject *unused) {
   kp_error err;
   err.message[0] = 0;
@@ -969,7 +1020,11 @@ static PyObject *kp_tools_available(PyObject *mod, PyObject *arg) {
 
 static PyMethodDef kp_tools_methods[] = {
     {"profile_library_loaded", kp_tools_profile_library_loaded, METH_NOARGS,
-     "profile_library_loaded() -> bool: True if any Kokkos Tools callback is set (a tool library or Python)."},
+     "profile_library_loaded() -> bool: True if any Kokkos Tools callback is set (a tool library or Python). "
+     "False before Kokkos is initialized: Kokkos loads a Tools library (KOKKOS_TOOLS_LIBS, KOKKOS_PROFILE_LIBRARY "
+     "on Kokkos 3.x before 3.7, or initialize(tools_libs=...)) when it initializes."},
+    {"_warn_unloaded", (PyCFunction)(void (*)(void))kp_tools_py_warn_unloaded, METH_FASTCALL,
+     "_warn_unloaded(where, tools_libs): RuntimeWarning when a Tools library was asked for but none is loaded."},
     {"push_region", kp_tools_push_region, METH_O, "push_region(name): Kokkos::Tools::pushRegion."},
     {"pop_region", kp_tools_pop_region, METH_NOARGS, "pop_region(): Kokkos::Tools::popRegion."},
     {"create_profile_section", kp_tools_create_profile_section, METH_O,
