@@ -67,7 +67,7 @@ ext = Pybind11Extension(
     ["demo.cpp"],
     include_dirs=kokkos.include_dirs(),  # kokkos_python/*.hpp, Kokkos_Core.hpp, Python
     extra_link_args=kokkos.ldflags(),  # the very Kokkos library the package runs
-    cxx_std=17,
+    cxx_std=kokkos.cxx_standard(),
 )
 setup(name="kp_setuptools_demo", version="0", ext_modules=[ext])
 """
@@ -146,7 +146,7 @@ def test_a_module_built_without_ldflags_gets_an_import_error_naming_the_flag(tmp
     (tmp_path / "unlinked.cpp").write_text(UNLINKED)
     so = tmp_path / f"kp_unlinked{sysconfig.get_config_var('EXT_SUFFIX')}"
     includes = [f"-I{d}" for d in kokkos.include_dirs()]
-    cmd = [cxx, "-std=c++17", "-shared", "-fPIC", *includes, str(tmp_path / "unlinked.cpp"), "-o", str(so)]
+    cmd = [cxx, *kokkos.cxxflags(), "-shared", "-fPIC", *includes, str(tmp_path / "unlinked.cpp"), "-o", str(so)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     code = (

@@ -10,6 +10,8 @@ from . import _core as libpykokkos  # the original package's module name
 from ._execution import ExecutionSpaceInstance
 from ._paths import (  # for C and C++ modules (python -m kokkos; docs/cxx.md)
     build_config,
+    cxx_standard,
+    cxxflags,
     get_cmake_dir,
     get_include,
     get_kokkos_include,
@@ -147,6 +149,8 @@ __all__ = [
     "layout",
     "layouts",
     "ldflags",
+    "cxx_standard",
+    "cxxflags",
     "libpykokkos",
     "max_concrete_rank",
     "memory_space",

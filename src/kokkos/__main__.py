@@ -2,6 +2,7 @@
 
 python -m kokkos --cmake-dir     # for -Dkokkos_python_DIR=...
 python -m kokkos --includes      # -I flags: headers, Kokkos, Python
+python -m kokkos --cxxflags      # the C++ standard to compile with (-std=c++17, c++20 for Kokkos 5)
 python -m kokkos --ldflags       # the Kokkos library the package uses
 python -m kokkos --include-dir   # the public headers only
 python -m kokkos --kokkos-version
@@ -31,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
         "--includes", action="store_true", help="-I flags for the public headers, the Kokkos headers and Python"
     )
     parser.add_argument("--include-dir", action="store_true", help="directory of the public headers")
+    parser.add_argument(
+        "--cxxflags", action="store_true", help="the C++ standard to compile with (the Kokkos's own, at least C++17)"
+    )
     parser.add_argument("--ldflags", action="store_true", help="linker flags for the Kokkos library the package uses")
     parser.add_argument(
         "--kokkos-version", action="store_true", help="version of the Kokkos the package was built with"
@@ -45,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         out.append(_paths.get_include())
     if args.includes:
         out.append(" ".join("-I" + shlex.quote(d) for d in _paths.include_dirs()))
+    if args.cxxflags:
+        out.append(" ".join(_paths.cxxflags()))
     if args.cmake_dir:
         out.append(_paths.get_cmake_dir())
     if args.ldflags:

@@ -71,6 +71,31 @@ def include_dirs() -> list[str]:
     return dirs
 
 
+def cxx_standard() -> int:
+    """The C++ standard a C++ module must be compiled with: the one the
+    Kokkos this package uses was built with (Kokkos 4.x needs C++17, 5.0
+    C++20; read from its KokkosCore_config.h), and at least C++17 (nanobind
+    needs it; pybind11 modules may use C++14 on a Kokkos 3.x)."""
+    found = [17]
+    inc = get_kokkos_include()
+    for config in (os.path.join(inc, "KokkosCore_config.h"), os.path.join(inc, "trilinos", "KokkosCore_config.h")):
+        if os.path.exists(config):
+            with open(config) as f:
+                for line in f:
+                    if line.startswith("#define KOKKOS_ENABLE_CXX"):
+                        digits = line.split()[1][len("KOKKOS_ENABLE_CXX") :]
+                        if digits.isdigit():
+                            found.append(int(digits))
+            break
+    return max(found)
+
+
+def cxxflags() -> list[str]:
+    """Compiler flags for a C++ module besides the include directories:
+    the C++ standard (cxx_standard())."""
+    return [f"-std=c++{cxx_standard()}"]
+
+
 def ldflags() -> list[str]:
     """Linker flags for a C++ module: the Kokkos library the package uses
     (with an rpath to it) and OpenMP when that Kokkos has it. A plain C module
