@@ -128,7 +128,7 @@ def build_cxx_module(outdir: Path, source: str, name: str, what: str) -> Path:
     _run(
         [
             cxx,
-            "-std=c++17",
+            *kokkos.cxxflags(),
             "-O1",
             "-shared",
             *flags,
