@@ -69,12 +69,11 @@ def test_the_document_has_the_recipes():
 
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory):
-    """A wheel of this checkout (built incrementally in build/setup, as
-    scripts/setup.sh does)."""
+    """A wheel of this checkout (built incrementally in build/recipes-pyX.Y)."""
     out = tmp_path_factory.mktemp("wheel")
     r = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out)]
-        + ["-Cbuild-dir=build/setup", str(ROOT)],
+        + [f"-Cbuild-dir=build/recipes-py{sys.version_info[0]}.{sys.version_info[1]}", str(ROOT)],
         cwd=ROOT,
         capture_output=True,
         text=True,
