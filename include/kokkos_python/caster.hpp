@@ -154,23 +154,26 @@ load_result load(PyObject *arg_src, bool arg_convert, ViewT &arg_out) noexcept {
 // init function calls, and every caster calls first) as ImportError.
 namespace detail {
 
-// The name of the module this code is part of (the file name up to its
-// first '.'), or "" when the platform cannot say.
-inline std::string this_module_name() {
+// The name of the module whose library holds arg_address (the file name up
+// to its first '.'), or "" when the platform cannot say.
+inline std::string module_name_at(const void *arg_address) {
 #if !defined(_WIN32)
   Dl_info info;
-  if (dladdr(reinterpret_cast<void *>(&load_init_error), &info) && info.dli_fname) {
+  if (dladdr(arg_address, &info) && info.dli_fname) {
     std::string path = info.dli_fname;
     const auto slash = path.find_last_of('/');
     if (slash != std::string::npos) path = path.substr(slash + 1);
     return path.substr(0, path.find('.'));
   }
+#else
+  (void)arg_address;
 #endif
   return "";
 }
 
-inline void initialize_at_load() noexcept {
-  static bool s_done = false;  // once per module, however many files include this
+// arg_self: an object of the module's own library (names the module).
+inline void initialize_at_load(const void *arg_self) noexcept {
+  static bool s_done = false;  // once per module (a module loaded later finds Kokkos initialized)
   if (s_done) return;
   s_done = true;
   if (!Py_IsInitialized() || !PyGILState_Check()) return;
@@ -178,15 +181,18 @@ inline void initialize_at_load() noexcept {
   PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
   PyErr_Fetch(&type, &value, &tb);  // nothing should be pending; keep it if it is
   try {
-    const std::string name = this_module_name();
+    const std::string name = module_name_at(arg_self);
     PyObject *runtime = PyImport_ImportModule("kokkos.runtime");
-    PyObject *r = nullptr;
-    if (runtime) {
-      r = PyObject_HasAttrString(runtime, "_initialize_at_import")
-              ? PyObject_CallMethod(runtime, "_initialize_at_import", "s", name.empty() ? "?" : name.c_str())
-              : PyObject_CallMethod(runtime, "initialize", nullptr);  // an older package
-      Py_DECREF(runtime);
+    if (!runtime) {
+      // No kokkos package: import() reports that itself, better than here.
+      PyErr_Clear();
+      PyErr_Restore(type, value, tb);
+      return;
     }
+    PyObject *r = PyObject_HasAttrString(runtime, "_initialize_at_import")
+                      ? PyObject_CallMethod(runtime, "_initialize_at_import", "s", name.empty() ? "?" : name.c_str())
+                      : PyObject_CallMethod(runtime, "initialize", nullptr);  // an older package
+    Py_DECREF(runtime);
     if (r) {
       Py_DECREF(r);
     } else {
@@ -205,9 +211,11 @@ inline void initialize_at_load() noexcept {
   PyErr_Restore(type, value, tb);
 }
 
-// Runs initialize_at_load() when the module's library is loaded.
+// Runs initialize_at_load() when the module's library is loaded. The
+// object's own address (internal linkage: one per file, in the module's
+// library) tells which module that is.
 struct initialize_at_load_t {
-  initialize_at_load_t() noexcept { initialize_at_load(); }
+  initialize_at_load_t() noexcept { initialize_at_load(this); }
 };
 
 }  // namespace detail

@@ -44,7 +44,10 @@ def initialize(
     ``argv`` defaults to ``sys.argv`` (Kokkos reads its ``--kokkos-*`` flags
     there, as in the original package). The keywords map onto the installed
     Kokkos' settings. Returns True if this call initialized Kokkos, False if it
-    already was initialized; raises RuntimeError after finalize.
+    already was initialized; raises RuntimeError after finalize. Importing a
+    C++ module built on the kokkos_python pybind11 or nanobind header
+    initializes Kokkos too: call this first to choose settings (given after
+    such an import, they cannot apply, and a RuntimeWarning names the module).
     """
     argv_given = argv is not None
     if argv is None:

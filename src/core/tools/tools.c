@@ -855,17 +855,12 @@ static PyObject *kp_tools_profile_library_loaded(PyObject *mod, PyObject *unused
   return PyBool_FromLong(kp_tools_bridge_profile_library_loaded());
 }
 
-/* The environment variable a Kokkos of this version reads for its Tools
- * library: KOKKOS_TOOLS_LIBS from 3.7 (which still reads the older name),
- * KOKKOS_PROFILE_LIBRARY before. */
-static const char *kp_tools_variable(void) {
-  return kp_bridge_kokkos_version() >= 30700 ? "KOKKOS_TOOLS_LIBS" : "KOKKOS_PROFILE_LIBRARY";
-}
-
+/* Kokkos reads its Tools library from KOKKOS_TOOLS_LIBS from 3.7 on (and
+ * still from the older KOKKOS_PROFILE_LIBRARY), from KOKKOS_PROFILE_LIBRARY
+ * alone before. */
 int kp_tools_warn_unloaded(const char *where, const char *tools_libs) {
   if (kp_tools_bridge_profile_library_loaded()) return 0;
   const int v = kp_bridge_kokkos_version();
-  const char *reads = kp_tools_variable();
   const char *tools = getenv("KOKKOS_TOOLS_LIBS"), *profile = getenv("KOKKOS_PROFILE_LIBRARY");
   if (tools && !*tools) tools = NULL;
   if (profile && !*profile) profile = NULL;
