@@ -72,6 +72,7 @@ def rows(g, pyb, nb, large):
         ("kokkos.create_mirror_view_and_copy(kokkos.HostSpace, v)", "np.asarray(a)"),
         ("len(v); v.shape", "len(a); a.shape"),
         ("np.array(v, copy=False)", "np.array(a, copy=False)"),
+        ("np.asarray(v)", "np.asarray(memoryview(a))"),
         ("pickle.loads(pickle.dumps(v, protocol=4))", "pickle.loads(pickle.dumps(a, protocol=4))"),
         ("pickle.loads(pickle.dumps(v, protocol=5))", "pickle.loads(pickle.dumps(a, protocol=5))"),
     ]
