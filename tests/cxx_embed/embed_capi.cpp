@@ -10,6 +10,8 @@
 // Prints "embed ok" and exits 0 when every check held; "FAILED: ..." otherwise.
 #include <kokkos_python/kokkos_python.hpp>
 
+#include "scenario.hpp"
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -20,14 +22,7 @@ using Vector = Kokkos::View<double *, Kokkos::HostSpace>;
 
 namespace {
 
-int failures = 0;
-
-void check(bool arg_ok, const char *arg_what) {
-  if (!arg_ok) {
-    std::printf("FAILED: %s\n", arg_what);
-    ++failures;
-  }
-}
+using kp_test::check;
 
 // A new reference to the function `name` defined by `code` in __main__.
 PyObject *define(const char *arg_code, const char *arg_name) {
@@ -84,7 +79,7 @@ void views() {
     PyObject *none = PyObject_CallFunctionObjArgs(fail, px, nullptr);
     check(none == nullptr, "the Python exception is reported");
     const std::string message = take_error();
-    check(message.find("no such field x") != std::string::npos, ("the exception's message: " + message).c_str());
+    check(message.find("no such field x") != std::string::npos, "the exception's message: " + message);
     Py_XDECREF(a);
     Py_XDECREF(px);
     Py_XDECREF(py);
@@ -151,7 +146,5 @@ int main(int argc, char *argv[]) {
     std::printf("unknown scenario '%s'\n", scenario.c_str());
     return 2;
   }
-  if (failures) return 1;
-  std::printf("embed ok\n");
-  return 0;
+  return kp_test::finish();
 }

@@ -16,6 +16,8 @@
 #include <kokkos_python/pybind11.hpp>
 #include <pybind11/embed.h>
 
+#include "scenario.hpp"
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -26,14 +28,7 @@ using Vector = Kokkos::View<double *, Kokkos::HostSpace>;
 
 namespace {
 
-int failures = 0;
-
-void check(bool arg_ok, const char *arg_what) {
-  if (!arg_ok) {
-    std::printf("FAILED: %s\n", arg_what);
-    ++failures;
-  }
-}
+using kp_test::check;
 
 const char *const python_side = R"(
 import kokkos, numpy as np
@@ -134,7 +129,7 @@ else:
 )",
            m.attr("__dict__"));
   const std::string message = m.attr("message").cast<std::string>();
-  check(message.find("made_in_python") != std::string::npos, ("using a released View names it: " + message).c_str());
+  check(message.find("made_in_python") != std::string::npos, "using a released View names it: " + message);
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -201,7 +196,5 @@ int main(int argc, char *argv[]) {
     std::printf("unknown scenario '%s'\n", scenario.c_str());
     return 2;
   }
-  if (failures) return 1;
-  std::printf("embed ok\n");
-  return 0;
+  return kp_test::finish();
 }
