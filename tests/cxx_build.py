@@ -147,7 +147,7 @@ def compile_module(source: Path, name: str, flags: list[str], out_dir: Path) -> 
     is_cxx = source.suffix == ".cpp"
     compiler = os.environ.get("CXX" if is_cxx else "CC") or ("g++" if is_cxx else "gcc")
     cmd = [compiler, "-shared", "-fPIC", "-O1", "-o", str(target), str(source)]
-    cmd += kokkos.cxxflags() if is_cxx else ["-std=c11"]
+    cmd += [f"-std=c++{kokkos.cxx_standard()}"] if is_cxx else ["-std=c11"]
     cmd += flags
     _run(cmd, out_dir / f"{name}.log")
     return target

@@ -68,6 +68,7 @@ ext = Pybind11Extension(
     include_dirs=kokkos.include_dirs(),  # kokkos_python/*.hpp, Kokkos_Core.hpp, Python
     extra_link_args=kokkos.ldflags(),  # the very Kokkos library the package runs
     cxx_std=kokkos.cxx_standard(),
+    extra_compile_args=kokkos.cxxflags(),  # the standard again, and OpenMP if Kokkos has it
 )
 setup(name="kp_setuptools_demo", version="0", ext_modules=[ext])
 """

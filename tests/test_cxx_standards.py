@@ -75,3 +75,14 @@ def test_module_builds_and_runs_with_each_standard(standard, tmp_path):
     succeeded(proc, "standards ok", "Kokkos::View<float64**, LayoutRight, HostSpace>")
     cplusplus = int(re.search(r"cplusplus (\d+)", proc.stdout).group(1))
     assert cplusplus // 100 == {14: 2014, 17: 2017, 20: 2020}[standard], cplusplus
+
+
+def test_cxxflags_name_the_standard_kokkos_needs():
+    """python -m kokkos --cxxflags: Kokkos' own standard (at least C++17),
+    and -fopenmp when Kokkos has OpenMP (its headers refuse to compile
+    without it)."""
+    printed = succeeded(run_module("kokkos", "--cxxflags")).stdout.split()
+    assert printed == kokkos.cxxflags()
+    assert kokkos.cxx_standard() == max(17, _kokkos_standard())
+    assert printed[0] == f"-std=c++{kokkos.cxx_standard()}"
+    assert ("-fopenmp" in printed) == ("OpenMP" in kokkos.enabled_backends())

@@ -128,7 +128,7 @@ def build_cxx_module(outdir: Path, source: str, name: str, what: str) -> Path:
     _run(
         [
             cxx,
-            *kokkos.cxxflags(),
+            f"-std=c++{kokkos.cxx_standard()}",
             "-O1",
             "-shared",
             *flags,

@@ -2,7 +2,7 @@
 
 python -m kokkos --cmake-dir     # for -Dkokkos_python_DIR=...
 python -m kokkos --includes      # -I flags: headers, Kokkos, Python
-python -m kokkos --cxxflags      # the C++ standard to compile with (-std=c++17, c++20 for Kokkos 5)
+python -m kokkos --cxxflags      # -std=c++17 (c++20 for a C++20 Kokkos), -fopenmp with OpenMP
 python -m kokkos --ldflags       # the Kokkos library the package uses
 python -m kokkos --include-dir   # the public headers only
 python -m kokkos --kokkos-version
@@ -33,7 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--include-dir", action="store_true", help="directory of the public headers")
     parser.add_argument(
-        "--cxxflags", action="store_true", help="the C++ standard to compile with (the Kokkos's own, at least C++17)"
+        "--cxxflags",
+        action="store_true",
+        help="compiler flags: the C++ standard (the Kokkos's own, at least C++17) and OpenMP when Kokkos has it",
     )
     parser.add_argument("--ldflags", action="store_true", help="linker flags for the Kokkos library the package uses")
     parser.add_argument(

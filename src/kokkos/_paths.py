@@ -92,8 +92,12 @@ def cxx_standard() -> int:
 
 def cxxflags() -> list[str]:
     """Compiler flags for a C++ module besides the include directories:
-    the C++ standard (cxx_standard())."""
-    return [f"-std=c++{cxx_standard()}"]
+    the C++ standard (cxx_standard()) and OpenMP when that Kokkos has it
+    (its headers refuse to compile without)."""
+    flags = [f"-std=c++{cxx_standard()}"]
+    if build_config().get("kokkos_openmp"):
+        flags.append("-fopenmp")
+    return flags
 
 
 def ldflags() -> list[str]:
