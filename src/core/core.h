@@ -139,17 +139,26 @@ enum { KP_FAMILY_DTYPE, KP_FAMILY_SPACE, KP_FAMILY_LAYOUT, KP_FAMILY_TRAIT, KP_F
 #define KP_ARGS_MAX 12
 
 /* A function's signature for kp_args_parse: its name as messages show it
- * ("kokkos.array()"), the keyword ids of its parameters in order, how many
- * may be given positionally, how many are required, and how many leading
- * parameters are positional-only (before a '/'; 0 when none is). */
+ * ("kokkos.array()"), how many parameters may be given positionally, how
+ * many are required, and how many leading parameters are positional-only
+ * (before a '/'; 0 when none is). */
 typedef struct kp_signature {
   const char *name;
-  int count;
   int positional;
   int required;
-  int kw[KP_ARGS_MAX];
   int posonly;
 } kp_signature;
+
+/* One parameter, in signature order: its keyword name (KP_KW_*) bound to
+ * the variable that receives its argument (borrowed, NULL when not given). */
+typedef struct kp_param {
+  int kw;
+  PyObject **dest;
+} kp_param;
+/* The number of entries of a kp_param array; a compile error past KP_ARGS_MAX. */
+#define KP_PARAM_COUNT(params)                   \
+  ((int)(sizeof(params) / sizeof((params)[0])) + \
+   0 * (int)sizeof(char[(sizeof(params) / sizeof((params)[0])) <= KP_ARGS_MAX ? 1 : -1]))
 
 /* Names and constants of the exchange protocols, made once per module
  * (import.c, kp_exchange_init): attribute names, the version and device tuples
@@ -222,12 +231,12 @@ typedef struct kp_state {
 /* Interns the keyword names into st; -1 with an exception. */
 int kp_args_init(kp_state *st);
 void kp_args_clear(kp_state *st);
-/* Parses a METH_FASTCALL | METH_KEYWORDS call against sig: out[i] is the
- * argument of parameter i (borrowed) or NULL if not given; -1 with
- * TypeError naming sig->name on unknown, repeated, missing or too many
- * arguments. */
-int kp_args_parse(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                  PyObject **out);
+/* Parses a METH_FASTCALL | METH_KEYWORDS call against sig and its count
+ * parameters: each parameter's variable receives its argument (borrowed)
+ * or NULL if not given; -1 with TypeError naming sig->name on unknown,
+ * repeated, missing or too many arguments. */
+int kp_args_parse(kp_state *st, const kp_signature *sig, const kp_param *params, int count, PyObject *const *args,
+                  Py_ssize_t nargs, PyObject *kwnames);
 /* obj's truth (dflt if obj is NULL); -1 with TypeError naming where and name. */
 int kp_args_bool(PyObject *obj, const char *where, const char *name, int dflt);
 /* dtype / space / layout / trait arguments: enum members of their own

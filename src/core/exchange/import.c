@@ -96,22 +96,19 @@ kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label, con
 
 /* ---- Python entry points ------------------------------------------------------------ */
 
-static const kp_signature sig_view_from_object = {"kokkos.asarray()", 2, 2, 1, {KP_KW_OBJ, KP_KW_LABEL}, 2};
-static const kp_signature sig_from_cai = {"kokkos.asarray()", 2, 2, 1, {KP_KW_OBJ, KP_KW_LABEL}, 2};
+static const kp_signature sig_view_from_object = {"kokkos.asarray()", 2, 1, 2};
+static const kp_signature sig_from_cai = {"kokkos.asarray()", 2, 1, 2};
 
 /* Parses (obj, label=None) for the zero-copy import entry points. */
 static int parse_obj_label(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames, PyObject **obj, PyObject **label) {
-  PyObject *a[2];
-  if (kp_args_parse(st, sig, args, nargs, kwnames, a) < 0) return -1;
-  *obj = a[0];
-  *label = NULL;
-  if (!a[1] || a[1] == Py_None) return 0;
-  if (!PyUnicode_Check(a[1])) {
-    PyErr_Format(PyExc_TypeError, "%s: label must be a str, got %.100s", sig->name, Py_TYPE(a[1])->tp_name);
+  const kp_param params[] = {{KP_KW_OBJ, obj}, {KP_KW_LABEL, label}};
+  if (kp_args_parse(st, sig, params, KP_PARAM_COUNT(params), args, nargs, kwnames) < 0) return -1;
+  if (*label == Py_None) *label = NULL;
+  if (*label && !PyUnicode_Check(*label)) {
+    PyErr_Format(PyExc_TypeError, "%s: label must be a str, got %.100s", sig->name, Py_TYPE(*label)->tp_name);
     return -1;
   }
-  *label = a[1];
   return 0;
 }
 
