@@ -42,23 +42,28 @@ typedef struct kp_dtype {
   int (*set)(char *p, PyObject *obj);
 } kp_dtype;
 
-enum {
-  KP_DTYPE_INT8 = 0,
-  KP_DTYPE_INT16,
-  KP_DTYPE_INT32,
-  KP_DTYPE_INT64,
-  KP_DTYPE_UINT8,
-  KP_DTYPE_UINT16,
-  KP_DTYPE_UINT32,
-  KP_DTYPE_UINT64,
-  KP_DTYPE_FLOAT32,
-  KP_DTYPE_FLOAT64,
-  KP_DTYPE_COMPLEX64,
-  KP_DTYPE_COMPLEX128,
-  KP_DTYPE_BOOL,
-  KP_DTYPE_FLOAT16, /* IEEE binary16; appended after bool: the numbers are the C ABI's */
-  KP_DTYPE_COUNT
-};
+/* The dtypes, one row each in C ABI order (float16 appended after bool):
+ * the KP_DTYPE_* numbers, and capi.c checks each against the public
+ * header's KOKKOS_PYTHON_* number. The rest of a row (name, aliases,
+ * sizes, formats) is kp_dtypes' row in dtype.c. */
+#define KP_DTYPE_ROWS(X) \
+  X(INT8)                \
+  X(INT16)               \
+  X(INT32)               \
+  X(INT64)               \
+  X(UINT8)               \
+  X(UINT16)              \
+  X(UINT32)              \
+  X(UINT64)              \
+  X(FLOAT32)             \
+  X(FLOAT64)             \
+  X(COMPLEX64)           \
+  X(COMPLEX128)          \
+  X(BOOL)                \
+  X(FLOAT16)
+#define KP_DTYPE_ENUM_ROW(id) KP_DTYPE_##id,
+enum { KP_DTYPE_ROWS(KP_DTYPE_ENUM_ROW) KP_DTYPE_COUNT };
+#undef KP_DTYPE_ENUM_ROW
 
 extern const kp_dtype kp_dtypes[KP_DTYPE_COUNT];
 
@@ -68,6 +73,9 @@ extern const kp_dtype kp_dtypes[KP_DTYPE_COUNT];
 int kp_dtype_from_object(PyObject *obj, const char *where);
 /* Index of the dtype with this PEP 3118 format / typestr, or -1 (no error set). */
 int kp_dtype_from_format(const char *format, Py_ssize_t itemsize);
+/* "bool, int8, int16, ..., complex128": every dtype's name, for the
+ * "supported: ..." part of messages (built once from the table). */
+const char *kp_dtype_supported(void);
 int kp_dtype_from_typestr(const char *typestr);
 
 /* ---- memory spaces, layouts, traits -------------------------------------- */
@@ -80,21 +88,41 @@ typedef struct kp_space_info {
 
 extern const kp_space_info kp_spaces[KP_SPACE_COUNT];
 
-enum { KP_LAYOUT_RIGHT = 0, KP_LAYOUT_LEFT = 1, KP_LAYOUT_STRIDE = 2, KP_LAYOUT_COUNT };
+/* Layouts, one row each (numbers checked against the public header in capi.c;
+ * names in kp_layout_names, space.c). */
+#define KP_LAYOUT_ROWS(X) X(RIGHT) X(LEFT) X(STRIDE)
+#define KP_LAYOUT_ENUM_ROW(id) KP_LAYOUT_##id,
+enum { KP_LAYOUT_ROWS(KP_LAYOUT_ENUM_ROW) KP_LAYOUT_COUNT };
+#undef KP_LAYOUT_ENUM_ROW
 extern const char *const kp_layout_names[KP_LAYOUT_COUNT];
 /* Execution-space (backend) names, indexed by KP_EXEC_* (bridge.h). */
 extern const char *const kp_exec_names[KP_EXEC_COUNT];
 
-/* Memory traits are flags, as Kokkos::MemoryTraits<...> */
-enum {
-  KP_TRAIT_MANAGED = 0,
-  KP_TRAIT_UNMANAGED = 1,
-  KP_TRAIT_RANDOM_ACCESS = 2,
-  KP_TRAIT_ATOMIC = 4,
-  KP_TRAIT_RESTRICT = 8,
-  KP_TRAIT_ALIGNED = 16,
-  KP_TRAIT_ALL = 31
-};
+/* Memory traits are flags, as Kokkos::MemoryTraits<...>: one row each
+ * (id, flag), Managed (no flag) first, the others in flag order; numbers
+ * checked against the public header in capi.c, names in kp_traits
+ * (space.c), which everything else (the View repr, the class names, the
+ * Python IntFlag) reads. */
+#define KP_TRAIT_ROWS(X) \
+  X(MANAGED, 0)          \
+  X(UNMANAGED, 1)        \
+  X(RANDOM_ACCESS, 2)    \
+  X(ATOMIC, 4)           \
+  X(RESTRICT, 8)         \
+  X(ALIGNED, 16)
+#define KP_TRAIT_ENUM_ROW(id, flag) KP_TRAIT_##id = flag,
+#define KP_TRAIT_COUNT_ROW(id, flag) +1
+enum { KP_TRAIT_ROWS(KP_TRAIT_ENUM_ROW) KP_TRAIT_ALL = 31, KP_TRAIT_COUNT = 0 KP_TRAIT_ROWS(KP_TRAIT_COUNT_ROW) };
+#undef KP_TRAIT_ENUM_ROW
+#undef KP_TRAIT_COUNT_ROW
+typedef struct kp_trait_info {
+  const char *name; /* "RandomAccess": the one spelling of the name */
+  unsigned flag;
+} kp_trait_info;
+extern const kp_trait_info kp_traits[KP_TRAIT_COUNT];
+/* Writes the names of traits' flags joined by "|" ("Managed" for none) into
+ * out (size bytes). */
+void kp_trait_names(unsigned traits, char *out, size_t size);
 
 /* Parse a memory space / layout / trait argument (enum member, int or
  * name); -1 with an exception naming `where` on failure. */

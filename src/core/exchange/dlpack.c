@@ -426,15 +426,13 @@ void kp_dl_raise_dtype(const char *where, kp_dl_data_type dt) {
   static const char *const codes[] = {"int", "uint", "float", "opaque handle", "bfloat", "complex", "bool"};
   if (dt.lanes == 1 && dt.code <= KP_DL_BOOL && dt.code != KP_DL_OPAQUE_HANDLE)
     PyErr_Format(PyExc_BufferError,
-                 "%s: the tensor's element type %s%u has no Kokkos View dtype (supported: bool, "
-                 "int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128); convert it first",
-                 where, codes[dt.code], (unsigned)dt.bits);
+                 "%s: the tensor's element type %s%u has no Kokkos View dtype (supported: %s); convert it first", where,
+                 codes[dt.code], (unsigned)dt.bits, kp_dtype_supported());
   else
-    PyErr_Format(
-        PyExc_BufferError,
-        "%s: the tensor's element type (DLPack code %u, %u bits, %u lanes) has no Kokkos View "
-        "dtype (supported: bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128)",
-        where, (unsigned)dt.code, (unsigned)dt.bits, (unsigned)dt.lanes);
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the tensor's element type (DLPack code %u, %u bits, %u lanes) has no Kokkos View "
+                 "dtype (supported: %s)",
+                 where, (unsigned)dt.code, (unsigned)dt.bits, (unsigned)dt.lanes, kp_dtype_supported());
 }
 
 kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyObject *label, const char *where) {
