@@ -1,17 +1,14 @@
-/* core.h: declarations shared by the files of the kokkos._core extension.
+/* core.h: declarations shared by the files of the kokkos._core extension:
+ * the enum tables (dtypes, memory spaces, layouts, memory traits), the
+ * argument parser, the module state, and each layer's functions that other
+ * layers call, section by section with the file that defines them.
  *
- * One concern per file:
- *   module.c   module definition, state, runtime functions (initialize, ...)
- *   errors.c   bridge status -> Python exception, argument helpers
- *   dtype.c    the dtype table and conversions of Python objects to dtypes
- *   space.c    the memory-space table
- *   owner.c    Allocation: the reference-counted owner of a View's memory,
- *              and the registry released at Kokkos finalize
- *   view.c     the View type: construction, properties, repr
- *   index.c    indexing, slicing, element get/set, iteration
- *   copy.c     deep_copy, fills, mirrors
- *   buffer.c   buffer protocol, __array_interface__ and wrapping foreign
- *              host memory as Unmanaged Views
+ * The files, one concern each, in layers (base, model, copy, exchange,
+ * access, tools, then module.c / view_type.c / array.c on top), are listed
+ * in docs/architecture.md's table of files per layer, which
+ * tests/test_architecture.py compares with the tree. A layer's own headers
+ * (exchange/exchange.h, tools/tools.h) are on its files' include path only
+ * (CMakeLists.txt).
  */
 #ifndef KOKKOS_PYTHON_CORE_H
 #define KOKKOS_PYTHON_CORE_H
@@ -305,7 +302,7 @@ kp_state *kp_state_global(void);
 /* Sets the Python exception for a failed bridge call; returns -1. */
 int kp_raise_bridge(kp_status status, const kp_error *err, const char *where);
 
-/* ---- runtime (module.c) ------------------------------------------------------------ */
+/* ---- runtime (model/runtime.c) ----------------------------------------------------- */
 
 /* Initializes Kokkos with defaults unless it is initialized; -1 with
  * RuntimeError if it was finalized. The one auto-initialization rule:
@@ -542,7 +539,7 @@ PyObject *kp_py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t 
 PyObject *kp_py_view_from_object(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *kp_py_from_cuda_array_interface(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 
-/* View methods whose bodies live with their protocol; view.c lists them in
+/* View methods whose bodies live with their protocol; view_type.c lists them in
  * the View type's one method and getset table. */
 /* __dlpack__(*, stream, max_version, dl_device, copy) (dlpack.c). */
 PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

@@ -150,7 +150,8 @@ _core._register_enums(
 
 all_dtypes = tuple(dtype(i) for i in range(len(_DTYPE_NAMES)))
 """Every dtype a View can hold: the numeric ones, then bool and float16."""
-dtypes = tuple(d for d in all_dtypes if d.name not in ("bool", "float16"))
+# (bool and float16 were appended to the C numbering after them)
+dtypes = tuple(d for d in all_dtypes if d < dtype.bool)
 """The original package's dtypes: integers, floats and complex (code written
 for it loops over them storing small integers)."""
 memory_spaces = tuple(memory_space(i) for i in range(len(_SPACE_NAMES)))

@@ -113,8 +113,8 @@ def convert_dtype(_dtype, _module=None):
     name = _DTYPE_NAMES[int(get_dtype(_dtype))] if isinstance(_dtype, str) else get_dtype(_dtype)
     if _module is None:
         import numpy as _module
-    if name == "bool" and not hasattr(_module, "bool"):
-        name = "bool_"
+    if not hasattr(_module, name) and hasattr(_module, name + "_"):
+        name += "_"  # NumPy before 2.0 names its bool type bool_
     return getattr(_module, name)
 
 
