@@ -110,7 +110,7 @@ def test_every_bridge_entry_point_is_noexcept():
             count += 1
             if not m.group(1):
                 missing.append(f"{path.name}: {m.group(0).splitlines()[0]}")
-    assert count >= 60, f"found only {count} extern \"C\" definitions"
+    assert count >= 60, f'found only {count} extern "C" definitions'
     assert not missing, "bridge entry points without noexcept:\n" + "\n".join(missing)
 
 

@@ -13,10 +13,13 @@
  *   2. a DLPack capsule, or a producer whose type has a DLPack C exchange
  *      table (no Python-level call): DLPack (dlpack.c);
  *   3. a producer offering both __cuda_array_interface__ and __dlpack__
- *      (CuPy), when this Kokkos has CUDA and the interface names a stream:
- *      the interface (cai.c), which costs less than a capsule; Kokkos'
- *      stream waits for the named stream (stream.c), as DLPack's producer
- *      makes it wait for its current stream;
+ *      (CuPy), when this Kokkos has CUDA, the interface is a C-level
+ *      attribute (a getset descriptor, as Cython types have: reading it
+ *      runs no Python code) and names a stream: the interface (cai.c),
+ *      which costs less than a capsule; Kokkos' stream waits for the named
+ *      stream (stream.c), as DLPack's producer makes it wait for its
+ *      current stream. A Python property (PyTorch's) costs more than the
+ *      capsule: such producers keep DLPack;
  *   4. any other DLPack producer: obj.__dlpack__() (dlpack.c), falling back to
  *      the buffer protocol when DLPack cannot describe the array (NumPy's
  *      unaligned or byte-strided arrays);
@@ -32,7 +35,9 @@
  * when the interface was taken; 0 (no exception) to go on with DLPack. */
 static int view_from_cai_first(kp_state *st, PyObject *obj, PyObject *label, const char *where, kp_view **out) {
   *out = NULL;
-  if (!kp_bridge_space_available(KP_SPACE_CUDA) || !kp_type_lookup(Py_TYPE(obj), st->dl[KP_DL_STR_CAI])) return 0;
+  if (!kp_bridge_space_available(KP_SPACE_CUDA)) return 0;
+  PyObject *descr = kp_type_lookup(Py_TYPE(obj), st->dl[KP_DL_STR_CAI]); /* borrowed */
+  if (!descr || !(Py_IS_TYPE(descr, &PyGetSetDescr_Type) || Py_IS_TYPE(descr, &PyMemberDescr_Type))) return 0;
   PyObject *d = PyObject_GetAttr(obj, st->dl[KP_DL_STR_CAI]);
   if (!d) {
     /* A property that refuses (a PyTorch tensor on the CPU): DLPack. */
