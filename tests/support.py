@@ -35,8 +35,10 @@ DTYPES = list(kokkos.all_dtypes)
 NP_DTYPES = {d: np.dtype(kokkos.get_dtype(d)) for d in DTYPES}
 SPACES = [s for s in kokkos.memory_spaces if kokkos.get_memory_space_available(s)]
 HOST_SPACES = [s for s in SPACES if kokkos.get_host_accessible(s)]
-LAYOUTS = [kokkos.LayoutRight, kokkos.LayoutLeft, kokkos.LayoutStride]
-TRAITS = [kokkos.Managed, kokkos.RandomAccess, kokkos.Atomic, kokkos.Restrict]
+LAYOUTS = list(kokkos.layouts)
+# The traits a new allocation may carry alone: all but Unmanaged (foreign
+# memory only) and Aligned (swept by its own tests).
+TRAITS = [t for t in kokkos.memory_traits if t not in (kokkos.Unmanaged, kokkos.Aligned)]
 HAS_CUDA = kokkos.get_memory_space_available("CudaSpace")
 
 cuda = pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space")

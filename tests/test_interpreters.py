@@ -1,8 +1,10 @@
 """kokkos._core declares that it does not support sub-interpreters (Kokkos,
 the C API table and the finalize registry are per process): importing it in
 one fails with a clear ImportError, and the main interpreter's kokkos keeps
-working. On Python 3.12+ the import system refuses (the module's
-Py_mod_multiple_interpreters slot); before 3.12 the module's exec does."""
+working. On Python 3.12+ an isolated sub-interpreter's import system
+refuses (the module's Py_mod_multiple_interpreters slot); before 3.12, and in
+a legacy sub-interpreter (which does not check its extensions), the module's
+exec does."""
 
 import importlib.util
 
@@ -49,4 +51,32 @@ def test_subinterpreter_import_is_refused():
         """
     )
     succeeded(proc, "main [2.0, 2.0, 2.0]")
+    assert "ImportError: module kokkos._core does not support loading in subinterpreters" in proc.stdout, proc.stdout
+
+
+@pytest.mark.skipif(importlib.util.find_spec("_testcapi") is None, reason="this Python has no _testcapi")
+def test_legacy_subinterpreter_import_is_refused():
+    proc = run_python(
+        """
+        import os
+        import _testcapi
+        import kokkos
+
+        r, w = os.pipe()
+        code = "\\n".join([
+            "import os",
+            "try:",
+            "    import kokkos._core",
+            "    message = 'imported'",
+            "except ImportError as e:",
+            "    message = 'ImportError: ' + str(e)",
+            f"os.write({w}, message.encode())",
+        ])
+        _testcapi.run_in_subinterp(code)  # the legacy configuration
+        os.close(w)
+        print(os.read(r, 4096).decode())
+        print("main", kokkos.array([2]).shape)
+        """
+    )
+    succeeded(proc, "main [2]")
     assert "ImportError: module kokkos._core does not support loading in subinterpreters" in proc.stdout, proc.stdout

@@ -1,4 +1,6 @@
-// bridge.cpp: the only runtime code that includes Kokkos (with tools_bridge.cpp).
+// bridge.cpp: the runtime half of the bridge (src/bridge/*.cpp, the only code
+// of the package that includes Kokkos; the other files are capi_bridge.cpp,
+// exchange_bridge.cpp, host_parallel.cpp, tools_bridge.cpp, tuning_bridge.cpp).
 //
 // Implements bridge.h: initialize / finalize, memory-space queries,
 // allocation through kokkos_malloc (so Kokkos Tools see every label),

@@ -31,19 +31,20 @@ extern "C" {
 /* Memory spaces, in the order the original pykokkos-base numbered them.
  * A new space is one row here, one row in the core's space table
  * (space.c) and one line in bridge.cpp's dispatch. */
-typedef enum kp_space {
-  KP_SPACE_HOST = 0,
-  KP_SPACE_CUDA,
-  KP_SPACE_CUDA_UVM,
-  KP_SPACE_CUDA_HOST_PINNED,
-  KP_SPACE_HBW,
-  KP_SPACE_HIP,
-  KP_SPACE_HIP_HOST_PINNED,
-  KP_SPACE_OPENMP_TARGET,
-  KP_SPACE_SYCL_SHARED_USM,
-  KP_SPACE_SYCL_DEVICE_USM,
-  KP_SPACE_COUNT
-} kp_space;
+#define KP_SPACE_ROWS(X) \
+  X(HOST)                \
+  X(CUDA)                \
+  X(CUDA_UVM)            \
+  X(CUDA_HOST_PINNED)    \
+  X(HBW)                 \
+  X(HIP)                 \
+  X(HIP_HOST_PINNED)     \
+  X(OPENMP_TARGET)       \
+  X(SYCL_SHARED_USM)     \
+  X(SYCL_DEVICE_USM)
+#define KP_SPACE_ENUM_ROW(id) KP_SPACE_##id,
+typedef enum kp_space { KP_SPACE_ROWS(KP_SPACE_ENUM_ROW) KP_SPACE_COUNT } kp_space;
+#undef KP_SPACE_ENUM_ROW
 
 /* Execution spaces (backends), in the original's order. */
 typedef enum kp_exec_space {

@@ -1,4 +1,4 @@
-// capi_bridge.cpp: what the C API (src/core/capi.c) needs to know about the
+// capi_bridge.cpp: what the C API (src/core/exchange/capi.c) needs to know about the
 // Kokkos the core runs: which Kokkos library that is in this process.
 //
 // A user's module compares the address of Kokkos::is_initialized it sees

@@ -1,7 +1,8 @@
 /* exchange_bridge.h: what the zero-copy exchange protocols (DLPack and
- * __cuda_array_interface__, src/core/dlpack.c and cai.c) need from Kokkos'
- * device backends: the device a memory space lives on, Kokkos' own stream,
- * the memory space of a foreign pointer, and waiting on a foreign stream.
+ * __cuda_array_interface__: src/core/exchange/stream.c, dlpack.c,
+ * dlpack_api.c and cai.c) need from Kokkos' device backends: the device a
+ * memory space lives on, Kokkos' own stream, the memory space of a foreign
+ * pointer, and waiting on a foreign stream.
  *
  * exchange_bridge.cpp (C++, compiled against Kokkos) implements it. Streams
  * cross this line as integers, as the Python protocols carry them: 1 is

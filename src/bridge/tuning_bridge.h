@@ -2,7 +2,7 @@
  * tuning interface (Kokkos::Tools::Experimental: declare_output_type,
  * request_output_values, begin_context, ...).
  *
- * tuning_bridge.cpp implements it; src/core/tuning.c calls it. The six
+ * tuning_bridge.cpp implements it; src/core/tools/tuning.c calls it. The six
  * tuning events are ordinary rows of kp_tools_event (tools_bridge.h), so
  * setting, removing and listing their callbacks goes through the tools
  * bridge; this header adds the structs the events carry, the core's

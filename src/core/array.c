@@ -208,30 +208,26 @@ done:
 
 /* ---- kokkos.array -------------------------------------------------------------------- */
 
-static const kp_signature sig_array = {"kokkos.array()",
-                                       11,
-                                       11,
-                                       1,
-                                       {KP_KW_FIRST, KP_KW_SHAPE, KP_KW_LABEL, KP_KW_ARRAY, KP_KW_DTYPE, KP_KW_SPACE,
-                                        KP_KW_LAYOUT, KP_KW_TRAIT, KP_KW_DYNAMIC, KP_KW_ORDER, KP_KW_COPY}};
-
-static const kp_signature sig_unmanaged_array = {
-    "kokkos.unmanaged_array()",
-    11,
-    11,
-    1,
-    {KP_KW_FIRST, KP_KW_SHAPE, KP_KW_LABEL, KP_KW_ARRAY, KP_KW_DTYPE, KP_KW_SPACE, KP_KW_LAYOUT, KP_KW_TRAIT,
-     KP_KW_DYNAMIC, KP_KW_ORDER, KP_KW_COPY}};
+static const kp_signature sig_array = {"kokkos.array()", 11, 1};
+static const kp_signature sig_unmanaged_array = {"kokkos.unmanaged_array()", 11, 1};
 
 static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force_unmanaged, PyObject *const *args,
                             Py_ssize_t nargs, PyObject *kwnames) {
   kp_state *st = (kp_state *)PyModule_GetState(module);
   const char *where = sig->name;
-  PyObject *a[11];
-  if (kp_args_parse(st, sig, args, nargs, kwnames, a) < 0) return NULL;
-  PyObject *first = a[0], *shape = unset_if_none(a[1]), *label = unset_if_none(a[2]), *arr = unset_if_none(a[3]);
-  PyObject *dtype_o = unset_if_none(a[4]), *space_o = unset_if_none(a[5]), *layout_o = unset_if_none(a[6]);
-  PyObject *order = unset_if_none(a[9]);
+  PyObject *first, *shape, *label, *arr, *dtype_o, *space_o, *layout_o, *trait_o, *dynamic_o, *order, *copy_o;
+  const kp_param params[] = {{KP_KW_FIRST, &first},     {KP_KW_SHAPE, &shape},   {KP_KW_LABEL, &label},
+                             {KP_KW_ARRAY, &arr},       {KP_KW_DTYPE, &dtype_o}, {KP_KW_SPACE, &space_o},
+                             {KP_KW_LAYOUT, &layout_o}, {KP_KW_TRAIT, &trait_o}, {KP_KW_DYNAMIC, &dynamic_o},
+                             {KP_KW_ORDER, &order},     {KP_KW_COPY, &copy_o}};
+  if (kp_args_parse(st, sig, params, KP_PARAM_COUNT(params), args, nargs, kwnames) < 0) return NULL;
+  shape = unset_if_none(shape);
+  label = unset_if_none(label);
+  arr = unset_if_none(arr);
+  dtype_o = unset_if_none(dtype_o);
+  space_o = unset_if_none(space_o);
+  layout_o = unset_if_none(layout_o);
+  order = unset_if_none(order);
 
   if (PyUnicode_Check(first) && !label) {
     label = first;
@@ -241,8 +237,8 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
     arr = first;
   }
   if (check_label(label, where) < 0 || (label && kp_check_label_text(label, where) < 0)) return NULL;
-  int dynamic = kp_args_bool(a[8], where, "dynamic", 0);
-  int copy = kp_args_bool(a[10], where, "copy", 0);
+  int dynamic = kp_args_bool(dynamic_o, where, "dynamic", 0);
+  int copy = kp_args_bool(copy_o, where, "copy", 0);
   if (dynamic < 0 || copy < 0) return NULL;
   if (order) {
     const char *o = PyUnicode_Check(order) ? PyUnicode_AsUTF8(order) : NULL;
@@ -257,7 +253,7 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
   }
   int space = -1, traits = 0;
   if (space_o && (space = kp_arg_space(st, space_o, where)) < 0) return NULL;
-  if (a[7] && (traits = kp_arg_trait(st, a[7], where)) < 0) return NULL;
+  if (trait_o && (traits = kp_arg_trait(st, trait_o, where)) < 0) return NULL;
   int unmanaged_asked = force_unmanaged || (traits & KP_TRAIT_UNMANAGED);
 
   if (arr)
@@ -319,8 +315,7 @@ PyObject *kp_py_unmanaged_array(PyObject *module, PyObject *const *args, Py_ssiz
 
 /* ---- kokkos.asarray -------------------------------------------------------------------- */
 
-static const kp_signature sig_asarray = {
-    "kokkos.asarray()", 6, 1, 1, {KP_KW_OBJ, KP_KW_DTYPE, KP_KW_SPACE, KP_KW_LAYOUT, KP_KW_COPY, KP_KW_LABEL}, 1};
+static const kp_signature sig_asarray = {"kokkos.asarray()", 1, 1, 1};
 
 const char kp_doc_asarray[] =
     "asarray($module, obj, /, *, dtype=None, space=None, layout=None, copy=None, label=None)\n--\n\n"
@@ -354,11 +349,15 @@ static int add_reason(PyObject **reasons, PyObject *text) {
 PyObject *kp_py_asarray(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   kp_state *st = (kp_state *)PyModule_GetState(module);
   const char *where = sig_asarray.name;
-  PyObject *a[6];
-  if (kp_args_parse(st, &sig_asarray, args, nargs, kwnames, a) < 0) return NULL;
-  PyObject *obj = a[0], *label = unset_if_none(a[5]);
-  PyObject *dtype_o = unset_if_none(a[1]), *space_o = unset_if_none(a[2]), *layout_o = unset_if_none(a[3]);
-  PyObject *copy_o = unset_if_none(a[4]);
+  PyObject *obj, *dtype_o, *space_o, *layout_o, *copy_o, *label;
+  const kp_param params[] = {{KP_KW_OBJ, &obj},         {KP_KW_DTYPE, &dtype_o}, {KP_KW_SPACE, &space_o},
+                             {KP_KW_LAYOUT, &layout_o}, {KP_KW_COPY, &copy_o},   {KP_KW_LABEL, &label}};
+  if (kp_args_parse(st, &sig_asarray, params, KP_PARAM_COUNT(params), args, nargs, kwnames) < 0) return NULL;
+  label = unset_if_none(label);
+  dtype_o = unset_if_none(dtype_o);
+  space_o = unset_if_none(space_o);
+  layout_o = unset_if_none(layout_o);
+  copy_o = unset_if_none(copy_o);
   if (check_label(label, where) < 0) return NULL;
   if (!dtype_o && !space_o && !layout_o && !copy_o && !not_an_array(obj)) {
     /* zero-copy, nothing to check; host buffers (NumPy arrays) directly,
@@ -468,11 +467,9 @@ done:
 
 /* ---- mirrors ------------------------------------------------------------------------------ */
 
-static const kp_signature sig_create_mirror = {"kokkos.create_mirror()", 3, 3, 1, {KP_KW_SRC, KP_KW_COPY, KP_KW_SPACE}};
-static const kp_signature sig_create_mirror_view = {
-    "kokkos.create_mirror_view()", 3, 3, 1, {KP_KW_SRC, KP_KW_COPY, KP_KW_SPACE}};
-static const kp_signature sig_create_mirror_view_and_copy = {
-    "kokkos.create_mirror_view_and_copy()", 2, 2, 2, {KP_KW_SPACE, KP_KW_SRC}};
+static const kp_signature sig_create_mirror = {"kokkos.create_mirror()", 3, 1};
+static const kp_signature sig_create_mirror_view = {"kokkos.create_mirror_view()", 3, 1};
+static const kp_signature sig_create_mirror_view_and_copy = {"kokkos.create_mirror_view_and_copy()", 2, 2};
 
 const char kp_doc_create_mirror[] =
     "create_mirror($module, src, copy=False, space=None)\n--\n\n"
@@ -508,32 +505,36 @@ static PyObject *mirror_impl(PyObject *module, const kp_signature *sig, PyObject
 }
 
 PyObject *kp_py_create_mirror(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  PyObject *a[3];
-  if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig_create_mirror, args, nargs, kwnames, a) < 0)
+  PyObject *src, *copy, *space;
+  const kp_param params[] = {{KP_KW_SRC, &src}, {KP_KW_COPY, &copy}, {KP_KW_SPACE, &space}};
+  if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig_create_mirror, params, KP_PARAM_COUNT(params), args,
+                    nargs, kwnames) < 0)
     return NULL;
-  return mirror_impl(module, &sig_create_mirror, a[0], a[1], a[2], 0, 0);
+  return mirror_impl(module, &sig_create_mirror, src, copy, space, 0, 0);
 }
 
 PyObject *kp_py_create_mirror_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  PyObject *a[3];
-  if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig_create_mirror_view, args, nargs, kwnames, a) < 0)
+  PyObject *src, *copy, *space;
+  const kp_param params[] = {{KP_KW_SRC, &src}, {KP_KW_COPY, &copy}, {KP_KW_SPACE, &space}};
+  if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig_create_mirror_view, params, KP_PARAM_COUNT(params),
+                    args, nargs, kwnames) < 0)
     return NULL;
-  return mirror_impl(module, &sig_create_mirror_view, a[0], a[1], a[2], 0, 1);
+  return mirror_impl(module, &sig_create_mirror_view, src, copy, space, 0, 1);
 }
 
 PyObject *kp_py_create_mirror_view_and_copy(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                             PyObject *kwnames) {
-  PyObject *a[2];
-  if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig_create_mirror_view_and_copy, args, nargs, kwnames, a) <
-      0)
-    return NULL;
   kp_state *st = (kp_state *)PyModule_GetState(module);
-  if (PyObject_TypeCheck(a[0], st->view_type) && !PyObject_TypeCheck(a[1], st->view_type)) {
+  PyObject *space, *src;
+  const kp_param params[] = {{KP_KW_SPACE, &space}, {KP_KW_SRC, &src}};
+  if (kp_args_parse(st, &sig_create_mirror_view_and_copy, params, KP_PARAM_COUNT(params), args, nargs, kwnames) < 0)
+    return NULL;
+  if (PyObject_TypeCheck(space, st->view_type) && !PyObject_TypeCheck(src, st->view_type)) {
     PyErr_Format(PyExc_TypeError,
                  "%s: the arguments are (space, view), but the first is a View and the second a %.100s: they look "
                  "swapped; call create_mirror_view_and_copy(kokkos.HostSpace, view)",
-                 sig_create_mirror_view_and_copy.name, type_name(a[1]));
+                 sig_create_mirror_view_and_copy.name, type_name(src));
     return NULL;
   }
-  return mirror_impl(module, &sig_create_mirror_view_and_copy, a[1], Py_True, a[0], 1, 1);
+  return mirror_impl(module, &sig_create_mirror_view_and_copy, src, Py_True, space, 1, 1);
 }

@@ -1,17 +1,14 @@
-/* core.h: declarations shared by the files of the kokkos._core extension.
+/* core.h: declarations shared by the files of the kokkos._core extension:
+ * the enum tables (dtypes, memory spaces, layouts, memory traits), the
+ * argument parser, the module state, and each layer's functions that other
+ * layers call, section by section with the file that defines them.
  *
- * One concern per file:
- *   module.c   module definition, state, runtime functions (initialize, ...)
- *   errors.c   bridge status -> Python exception, argument helpers
- *   dtype.c    the dtype table and conversions of Python objects to dtypes
- *   space.c    the memory-space table
- *   owner.c    Allocation: the reference-counted owner of a View's memory,
- *              and the registry released at Kokkos finalize
- *   view.c     the View type: construction, properties, repr
- *   index.c    indexing, slicing, element get/set, iteration
- *   copy.c     deep_copy, fills, mirrors
- *   buffer.c   buffer protocol, __array_interface__ and wrapping foreign
- *              host memory as Unmanaged Views
+ * The files, one concern each, in layers (base, model, copy, exchange,
+ * access, tools, then module.c / view_type.c / array.c on top), are listed
+ * in docs/architecture.md's table of files per layer, which
+ * tests/test_architecture.py compares with the tree. A layer's own headers
+ * (exchange/exchange.h, tools/tools.h) are on its files' include path only
+ * (CMakeLists.txt).
  */
 #ifndef KOKKOS_PYTHON_CORE_H
 #define KOKKOS_PYTHON_CORE_H
@@ -42,23 +39,28 @@ typedef struct kp_dtype {
   int (*set)(char *p, PyObject *obj);
 } kp_dtype;
 
-enum {
-  KP_DTYPE_INT8 = 0,
-  KP_DTYPE_INT16,
-  KP_DTYPE_INT32,
-  KP_DTYPE_INT64,
-  KP_DTYPE_UINT8,
-  KP_DTYPE_UINT16,
-  KP_DTYPE_UINT32,
-  KP_DTYPE_UINT64,
-  KP_DTYPE_FLOAT32,
-  KP_DTYPE_FLOAT64,
-  KP_DTYPE_COMPLEX64,
-  KP_DTYPE_COMPLEX128,
-  KP_DTYPE_BOOL,
-  KP_DTYPE_FLOAT16, /* IEEE binary16; appended after bool: the numbers are the C ABI's */
-  KP_DTYPE_COUNT
-};
+/* The dtypes, one row each in C ABI order (float16 appended after bool):
+ * the KP_DTYPE_* numbers, and capi.c checks each against the public
+ * header's KOKKOS_PYTHON_* number. The rest of a row (name, aliases,
+ * sizes, formats) is kp_dtypes' row in dtype.c. */
+#define KP_DTYPE_ROWS(X) \
+  X(INT8)                \
+  X(INT16)               \
+  X(INT32)               \
+  X(INT64)               \
+  X(UINT8)               \
+  X(UINT16)              \
+  X(UINT32)              \
+  X(UINT64)              \
+  X(FLOAT32)             \
+  X(FLOAT64)             \
+  X(COMPLEX64)           \
+  X(COMPLEX128)          \
+  X(BOOL)                \
+  X(FLOAT16)
+#define KP_DTYPE_ENUM_ROW(id) KP_DTYPE_##id,
+enum { KP_DTYPE_ROWS(KP_DTYPE_ENUM_ROW) KP_DTYPE_COUNT };
+#undef KP_DTYPE_ENUM_ROW
 
 extern const kp_dtype kp_dtypes[KP_DTYPE_COUNT];
 
@@ -68,6 +70,9 @@ extern const kp_dtype kp_dtypes[KP_DTYPE_COUNT];
 int kp_dtype_from_object(PyObject *obj, const char *where);
 /* Index of the dtype with this PEP 3118 format / typestr, or -1 (no error set). */
 int kp_dtype_from_format(const char *format, Py_ssize_t itemsize);
+/* "bool, int8, int16, ..., complex128": every dtype's name, for the
+ * "supported: ..." part of messages (built once from the table). */
+const char *kp_dtype_supported(void);
 int kp_dtype_from_typestr(const char *typestr);
 
 /* ---- memory spaces, layouts, traits -------------------------------------- */
@@ -80,21 +85,41 @@ typedef struct kp_space_info {
 
 extern const kp_space_info kp_spaces[KP_SPACE_COUNT];
 
-enum { KP_LAYOUT_RIGHT = 0, KP_LAYOUT_LEFT = 1, KP_LAYOUT_STRIDE = 2, KP_LAYOUT_COUNT };
+/* Layouts, one row each (numbers checked against the public header in capi.c;
+ * names in kp_layout_names, space.c). */
+#define KP_LAYOUT_ROWS(X) X(RIGHT) X(LEFT) X(STRIDE)
+#define KP_LAYOUT_ENUM_ROW(id) KP_LAYOUT_##id,
+enum { KP_LAYOUT_ROWS(KP_LAYOUT_ENUM_ROW) KP_LAYOUT_COUNT };
+#undef KP_LAYOUT_ENUM_ROW
 extern const char *const kp_layout_names[KP_LAYOUT_COUNT];
 /* Execution-space (backend) names, indexed by KP_EXEC_* (bridge.h). */
 extern const char *const kp_exec_names[KP_EXEC_COUNT];
 
-/* Memory traits are flags, as Kokkos::MemoryTraits<...> */
-enum {
-  KP_TRAIT_MANAGED = 0,
-  KP_TRAIT_UNMANAGED = 1,
-  KP_TRAIT_RANDOM_ACCESS = 2,
-  KP_TRAIT_ATOMIC = 4,
-  KP_TRAIT_RESTRICT = 8,
-  KP_TRAIT_ALIGNED = 16,
-  KP_TRAIT_ALL = 31
-};
+/* Memory traits are flags, as Kokkos::MemoryTraits<...>: one row each
+ * (id, flag), Managed (no flag) first, the others in flag order; numbers
+ * checked against the public header in capi.c, names in kp_traits
+ * (space.c), which everything else (the View repr, the class names, the
+ * Python IntFlag) reads. */
+#define KP_TRAIT_ROWS(X) \
+  X(MANAGED, 0)          \
+  X(UNMANAGED, 1)        \
+  X(RANDOM_ACCESS, 2)    \
+  X(ATOMIC, 4)           \
+  X(RESTRICT, 8)         \
+  X(ALIGNED, 16)
+#define KP_TRAIT_ENUM_ROW(id, flag) KP_TRAIT_##id = flag,
+#define KP_TRAIT_COUNT_ROW(id, flag) +1
+enum { KP_TRAIT_ROWS(KP_TRAIT_ENUM_ROW) KP_TRAIT_ALL = 31, KP_TRAIT_COUNT = 0 KP_TRAIT_ROWS(KP_TRAIT_COUNT_ROW) };
+#undef KP_TRAIT_ENUM_ROW
+#undef KP_TRAIT_COUNT_ROW
+typedef struct kp_trait_info {
+  const char *name; /* "RandomAccess": the one spelling of the name */
+  unsigned flag;
+} kp_trait_info;
+extern const kp_trait_info kp_traits[KP_TRAIT_COUNT];
+/* Writes the names of traits' flags joined by "|" ("Managed" for none) into
+ * out (size bytes). */
+void kp_trait_names(unsigned traits, char *out, size_t size);
 
 /* Parse a memory space / layout / trait argument (enum member, int or
  * name); -1 with an exception naming `where` on failure. */
@@ -139,17 +164,26 @@ enum { KP_FAMILY_DTYPE, KP_FAMILY_SPACE, KP_FAMILY_LAYOUT, KP_FAMILY_TRAIT, KP_F
 #define KP_ARGS_MAX 12
 
 /* A function's signature for kp_args_parse: its name as messages show it
- * ("kokkos.array()"), the keyword ids of its parameters in order, how many
- * may be given positionally, how many are required, and how many leading
- * parameters are positional-only (before a '/'; 0 when none is). */
+ * ("kokkos.array()"), how many parameters may be given positionally, how
+ * many are required, and how many leading parameters are positional-only
+ * (before a '/'; 0 when none is). */
 typedef struct kp_signature {
   const char *name;
-  int count;
   int positional;
   int required;
-  int kw[KP_ARGS_MAX];
   int posonly;
 } kp_signature;
+
+/* One parameter, in signature order: its keyword name (KP_KW_*) bound to
+ * the variable that receives its argument (borrowed, NULL when not given). */
+typedef struct kp_param {
+  int kw;
+  PyObject **dest;
+} kp_param;
+/* The number of entries of a kp_param array; a compile error past KP_ARGS_MAX. */
+#define KP_PARAM_COUNT(params)                   \
+  ((int)(sizeof(params) / sizeof((params)[0])) + \
+   0 * (int)sizeof(char[(sizeof(params) / sizeof((params)[0])) <= KP_ARGS_MAX ? 1 : -1]))
 
 /* Names and constants of the exchange protocols, made once per module
  * (import.c, kp_exchange_init): attribute names, the version and device tuples
@@ -222,12 +256,12 @@ typedef struct kp_state {
 /* Interns the keyword names into st; -1 with an exception. */
 int kp_args_init(kp_state *st);
 void kp_args_clear(kp_state *st);
-/* Parses a METH_FASTCALL | METH_KEYWORDS call against sig: out[i] is the
- * argument of parameter i (borrowed) or NULL if not given; -1 with
- * TypeError naming sig->name on unknown, repeated, missing or too many
- * arguments. */
-int kp_args_parse(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                  PyObject **out);
+/* Parses a METH_FASTCALL | METH_KEYWORDS call against sig and its count
+ * parameters: each parameter's variable receives its argument (borrowed)
+ * or NULL if not given; -1 with TypeError naming sig->name on unknown,
+ * repeated, missing or too many arguments. */
+int kp_args_parse(kp_state *st, const kp_signature *sig, const kp_param *params, int count, PyObject *const *args,
+                  Py_ssize_t nargs, PyObject *kwnames);
 /* obj's truth (dflt if obj is NULL); -1 with TypeError naming where and name. */
 int kp_args_bool(PyObject *obj, const char *where, const char *name, int dflt);
 /* dtype / space / layout / trait arguments: enum members of their own
@@ -268,7 +302,7 @@ kp_state *kp_state_global(void);
 /* Sets the Python exception for a failed bridge call; returns -1. */
 int kp_raise_bridge(kp_status status, const kp_error *err, const char *where);
 
-/* ---- runtime (module.c) ------------------------------------------------------------ */
+/* ---- runtime (model/runtime.c) ----------------------------------------------------- */
 
 /* Initializes Kokkos with defaults unless it is initialized; -1 with
  * RuntimeError if it was finalized. The one auto-initialization rule:
@@ -511,7 +545,7 @@ PyObject *kp_py_from_cuda_array_interface(PyObject *module, PyObject *const *arg
  * turned into an error (tools.c). */
 int kp_tools_warn_unloaded(const char *where, const char *tools_libs);
 
-/* View methods whose bodies live with their protocol; view.c lists them in
+/* View methods whose bodies live with their protocol; view_type.c lists them in
  * the View type's one method and getset table. */
 /* __dlpack__(*, stream, max_version, dl_device, copy) (dlpack.c). */
 PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);

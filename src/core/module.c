@@ -1,7 +1,8 @@
 /* module.c: the kokkos._core module, on top of every layer: its definition
  * and state, the exec function that makes the types (the View types are
  * declared in view_type.c) and adds each layer's functions, and the tables
- * handed to the Python package (enum registration, dtype information).
+ * handed to the Python package (_tables: every enum family's names, read
+ * from the core's tables; _register_enums: the members handed back).
  *
  * Python equivalent, roughly:
  *
@@ -43,31 +44,98 @@ static PyObject *kp_py_register_enums(PyObject *module, PyObject *const *args, P
   Py_RETURN_NONE;
 }
 
-/* _dtype_info() -> tuple of (name, aliases, itemsize, format, typestr) per dtype. */
-static PyObject *kp_py_dtype_info(PyObject *module, PyObject *unused) {
-  PyObject *res = PyTuple_New(KP_DTYPE_COUNT);
-  if (!res) return NULL;
-  for (int i = 0; i < KP_DTYPE_COUNT; ++i) {
-    const kp_dtype *d = &kp_dtypes[i];
-    PyObject *aliases = PyList_New(0);
-    if (!aliases) goto fail;
-    for (int a = 0; a < 4 && d->aliases[a]; ++a) {
-      PyObject *s = PyUnicode_FromString(d->aliases[a]);
-      if (!s || PyList_Append(aliases, s) < 0) {
-        Py_XDECREF(s);
-        Py_DECREF(aliases);
-        goto fail;
-      }
-      Py_DECREF(s);
-    }
-    PyObject *t = Py_BuildValue("(sNnss)", d->name, aliases, d->itemsize, d->format, d->typestr);
-    if (!t) goto fail;
-    PyTuple_SET_ITEM(res, i, t);
+/* A list of the C strings names[0..) up to count or the first NULL (new
+ * reference), or NULL with an exception. */
+static PyObject *name_list(const char *const *names, int count) {
+  PyObject *list = PyList_New(0);
+  for (int i = 0; list && i < count && names[i]; ++i) {
+    PyObject *s = PyUnicode_FromString(names[i]);
+    if (!s || PyList_Append(list, s) < 0) Py_CLEAR(list);
+    Py_XDECREF(s);
   }
-  return res;
-fail:
-  Py_DECREF(res);
-  return NULL;
+  return list;
+}
+
+/* Adds key: value (stolen; NULL means building it failed) to dict; -1 on error. */
+static int set_stolen(PyObject *dict, const char *key, PyObject *value) {
+  if (!value) return -1;
+  int rc = PyDict_SetItemString(dict, key, value);
+  Py_DECREF(value);
+  return rc;
+}
+
+/* _tables() -> dict: the core's enum tables, the one source of every name
+ * the kokkos package spells (src/kokkos/_types.py builds its enumerations
+ * from them):
+ *   dtypes         (name, aliases, itemsize, format, typestr) per dtype
+ *   space_names    memory-space names, by number
+ *   space_aliases  (alias, space number) pairs
+ *   layout_names   layout names, by number
+ *   exec_names     execution-space (backend) names, by number
+ *   traits         (name, flag) per memory trait, Managed (0) first
+ *   dtype_supported  "bool, int8, ...": the list messages show */
+static PyObject *dtype_rows(void) {
+  PyObject *rows = PyTuple_New(KP_DTYPE_COUNT);
+  for (int i = 0; rows && i < KP_DTYPE_COUNT; ++i) {
+    const kp_dtype *t = &kp_dtypes[i];
+    PyObject *row = Py_BuildValue("(sNnss)", t->name, name_list(t->aliases, 4), t->itemsize, t->format, t->typestr);
+    if (!row)
+      Py_CLEAR(rows);
+    else
+      PyTuple_SET_ITEM(rows, i, row);
+  }
+  return rows;
+}
+
+static PyObject *space_names(void) {
+  PyObject *names = PyTuple_New(KP_SPACE_COUNT);
+  for (int i = 0; names && i < KP_SPACE_COUNT; ++i) {
+    PyObject *name = PyUnicode_FromString(kp_spaces[i].name);
+    if (!name)
+      Py_CLEAR(names);
+    else
+      PyTuple_SET_ITEM(names, i, name);
+  }
+  return names;
+}
+
+static PyObject *space_aliases(void) {
+  PyObject *pairs = PyList_New(0);
+  for (int i = 0; pairs && i < KP_SPACE_COUNT; ++i) {
+    for (int a = 0; pairs && a < 6 && kp_spaces[i].aliases[a]; ++a) {
+      PyObject *row = Py_BuildValue("(si)", kp_spaces[i].aliases[a], i);
+      if (!row || PyList_Append(pairs, row) < 0) Py_CLEAR(pairs);
+      Py_XDECREF(row);
+    }
+  }
+  return pairs;
+}
+
+static PyObject *trait_rows(void) {
+  PyObject *rows = PyTuple_New(KP_TRAIT_COUNT);
+  for (int i = 0; rows && i < KP_TRAIT_COUNT; ++i) {
+    PyObject *row = Py_BuildValue("(sI)", kp_traits[i].name, kp_traits[i].flag);
+    if (!row)
+      Py_CLEAR(rows);
+    else
+      PyTuple_SET_ITEM(rows, i, row);
+  }
+  return rows;
+}
+
+static PyObject *kp_py_tables(PyObject *module, PyObject *unused) {
+  PyObject *d = PyDict_New();
+  if (!d) return NULL;
+  if (set_stolen(d, "dtypes", dtype_rows()) < 0 || set_stolen(d, "space_names", space_names()) < 0 ||
+      set_stolen(d, "space_aliases", space_aliases()) < 0 ||
+      set_stolen(d, "layout_names", name_list(kp_layout_names, KP_LAYOUT_COUNT)) < 0 ||
+      set_stolen(d, "exec_names", name_list(kp_exec_names, KP_EXEC_COUNT)) < 0 ||
+      set_stolen(d, "traits", trait_rows()) < 0 ||
+      set_stolen(d, "dtype_supported", PyUnicode_FromString(kp_dtype_supported())) < 0) {
+    Py_DECREF(d);
+    return NULL;
+  }
+  return d;
 }
 
 /* Argument parsers exposed for the Python layer (one source of truth for
@@ -95,7 +163,8 @@ static PyMethodDef kp_module_methods[] = {
     {"_layout_index", kp_py_layout_index, METH_O, NULL},
     {"_trait_value", kp_py_trait_value, METH_O, NULL},
     {"_register_enums", (PyCFunction)(void (*)(void))kp_py_register_enums, METH_FASTCALL, NULL},
-    {"_dtype_info", kp_py_dtype_info, METH_NOARGS, NULL},
+    {"_tables", kp_py_tables, METH_NOARGS,
+     "_tables() -> dict: the core's tables of dtypes, memory spaces, layouts, execution spaces and memory traits."},
     {"_wrap", (PyCFunction)(void (*)(void))kp_py_wrap, METH_FASTCALL,
      "_wrap(obj, writable=False, label=None, dynamic=False): an Unmanaged View over obj's host memory."},
     {"_view_class", (PyCFunction)(void (*)(void))kp_py_view_class, METH_FASTCALL,

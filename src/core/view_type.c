@@ -222,15 +222,8 @@ static PyMethodDef view_methods[] = {
 static PyObject *view_repr(kp_view *v) {
   PyObject *shape = shape_tuple(v, 0);
   if (!shape) return NULL;
-  char traits[96] = "";
-  static const char *names[] = {"Unmanaged", "RandomAccess", "Atomic", "Restrict", "Aligned"};
-  for (int i = 0; i < 5; ++i) {
-    if (v->traits & (1u << i)) {
-      if (traits[0]) strcat(traits, "|");
-      strcat(traits, names[i]);
-    }
-  }
-  if (!traits[0]) strcpy(traits, "Managed");
+  char traits[96];
+  kp_trait_names(v->traits, traits, sizeof traits);
   PyObject *r = PyUnicode_FromFormat("kokkos.%s(label=%R, shape=%R, dtype=%s, space=%s, layout=%s, trait=%s%s)",
                                      kp_view_is_dynamic(v) ? "DynRankView" : "View", v->label, shape,
                                      kp_dtypes[v->dtype].name, kp_spaces[v->space].name, kp_layout_names[v->layout],

@@ -10,6 +10,9 @@ from enum import IntEnum, IntFlag
 
 from . import _core
 
+# Every name below comes from the core's tables (_core._tables(): dtype.c,
+# space.c); nothing here spells one again. _BUILD: what this Kokkos offers.
+_TABLES = _core._tables()
 _BUILD = _core._build_info()
 
 
@@ -47,8 +50,9 @@ class _DTypeBase(_Enum):
     __hash__ = int.__hash__
 
 
-_DTYPE_INFO = _core._dtype_info()
+_DTYPE_INFO = _TABLES["dtypes"]
 _DTYPE_NAMES = tuple(info[0] for info in _DTYPE_INFO)
+_DTYPE_SUPPORTED = _TABLES["dtype_supported"]
 _dtype_members = []
 for _i, (_name, _aliases, _size, _fmt, _ts) in enumerate(_DTYPE_INFO):
     _dtype_members.append((_name, _i))
@@ -58,11 +62,10 @@ for _i, (_name, _aliases, _size, _fmt, _ts) in enumerate(_DTYPE_INFO):
 dtype = _DTypeBase("dtype", _dtype_members, module="kokkos")
 dtype.__doc__ = "View element types (kokkos.float64 is also kokkos.double, ...)."
 
-# Names come from the core's tables (src/core/base/space.c); nothing here
-# spells them again.
-_SPACE_NAMES = _BUILD["space_names"]
-_LAYOUT_NAMES = _BUILD["layout_names"]
-_EXEC_NAMES = _BUILD["exec_names"]
+_SPACE_NAMES = tuple(_TABLES["space_names"])
+_LAYOUT_NAMES = tuple(_TABLES["layout_names"])
+_EXEC_NAMES = tuple(_TABLES["exec_names"])
+_TRAIT_NAMES = tuple(name for name, _flag in _TABLES["traits"])
 _space_members = [(n, i) for i, n in enumerate(_SPACE_NAMES)]
 if _BUILD["default_memory_space"] >= 0:
     _space_members.append(("DefaultMemorySpace", _BUILD["default_memory_space"]))
@@ -71,7 +74,7 @@ if _BUILD["default_host_memory_space"] >= 0:
 # The aliases of the core's table: the original's backend names (kokkos.Host,
 # kokkos.Cuda, ...: kokkos.Host is HostSpace) and Kokkos 4's SharedSpace /
 # SharedHostPinnedSpace, those two only where the backend has them.
-for _alias, _target in _BUILD["space_aliases"]:
+for _alias, _target in _TABLES["space_aliases"]:
     if not _alias.startswith("Shared") or _BUILD["space_available"][_target]:
         _space_members.append((_alias, _target))
 # The original's HIPManagedSpace: a name (its own value) for code that lists
@@ -84,15 +87,8 @@ layout = _Enum("layout", [(n, i) for i, n in enumerate(_LAYOUT_NAMES)], module="
 layout.__doc__ = "Kokkos array layouts."
 
 
-class memory_trait(IntFlag):
+class _TraitBase(IntFlag):
     """Kokkos memory traits; combine them with | as Kokkos::MemoryTraits."""
-
-    Managed = 0
-    Unmanaged = 1
-    RandomAccess = 2
-    Atomic = 4
-    Restrict = 8
-    Aligned = 16
 
     def __str__(self):
         # Names on every Python (3.11 prints IntFlags as their int):
@@ -109,7 +105,8 @@ class memory_trait(IntFlag):
         return str(self) if not spec else int.__format__(int(self), spec)
 
 
-memory_trait.__module__ = "kokkos"
+memory_trait = _TraitBase("memory_trait", list(_TABLES["traits"]), module="kokkos")
+memory_trait.__doc__ = _TraitBase.__doc__
 
 _device_members = [(n, i) for i, n in enumerate(_EXEC_NAMES)]
 if _BUILD["default_execution_space"] >= 0:
@@ -145,7 +142,7 @@ class Shape(tuple):
 _core._register_enums(
     tuple(dtype(i) for i in range(len(_DTYPE_NAMES))),
     tuple(memory_space(i) for i in range(len(_SPACE_NAMES))),
-    tuple(layout(i) for i in range(3)),
+    tuple(layout(i) for i in range(len(_LAYOUT_NAMES))),
     memory_trait,
     Shape,
     device,
@@ -153,17 +150,11 @@ _core._register_enums(
 
 all_dtypes = tuple(dtype(i) for i in range(len(_DTYPE_NAMES)))
 """Every dtype a View can hold: the numeric ones, then bool and float16."""
-dtypes = tuple(d for d in all_dtypes if d.name not in ("bool", "float16"))
+# (bool and float16 were appended to the C numbering after them)
+dtypes = tuple(d for d in all_dtypes if d < dtype.bool)
 """The original package's dtypes: integers, floats and complex (code written
 for it loops over them storing small integers)."""
 memory_spaces = tuple(memory_space(i) for i in range(len(_SPACE_NAMES)))
 layouts = tuple(layout)
-memory_traits = (
-    memory_trait.Managed,
-    memory_trait.Unmanaged,
-    memory_trait.RandomAccess,
-    memory_trait.Atomic,
-    memory_trait.Restrict,
-    memory_trait.Aligned,
-)
+memory_traits = tuple(memory_trait[name] for name in _TRAIT_NAMES)
 devices = tuple(device(i) for i in range(len(_EXEC_NAMES)))

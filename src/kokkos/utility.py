@@ -6,7 +6,9 @@ from ._types import (
     _BUILD,
     _DTYPE_NAMES,
     _EXEC_NAMES,
+    _LAYOUT_NAMES,
     _SPACE_NAMES,
+    _TRAIT_NAMES,
     device,
     dtype,
     layout,
@@ -52,10 +54,7 @@ def get_memory_space(value):
 
 def get_layout(value):
     """Name -> kokkos.layout member, or member / int -> name."""
-    return _lookup(layout, ("LayoutRight", "LayoutLeft", "LayoutStride"), value, "layout")
-
-
-_TRAIT_NAMES = ("Managed", "Unmanaged", "RandomAccess", "Atomic", "Restrict", "Aligned")
+    return _lookup(layout, _LAYOUT_NAMES, value, "layout")
 
 
 def get_memory_trait(value):
@@ -114,8 +113,8 @@ def convert_dtype(_dtype, _module=None):
     name = _DTYPE_NAMES[int(get_dtype(_dtype))] if isinstance(_dtype, str) else get_dtype(_dtype)
     if _module is None:
         import numpy as _module
-    if name == "bool" and not hasattr(_module, "bool"):
-        name = "bool_"
+    if not hasattr(_module, name) and hasattr(_module, name + "_"):
+        name += "_"  # NumPy before 2.0 names its bool type bool_
     return getattr(_module, name)
 
 
@@ -173,7 +172,7 @@ def _view_class_by_name(name):
     try:
         traits = 0
         for t in trait_names:
-            if t in ("Managed", "Unmanaged"):
+            if t in _TRAIT_NAMES[:2]:  # Managed and Unmanaged name no class
                 return None
             traits |= int(memory_trait[t])
         return _core._view_class(dynamic, dt, space, lay, traits, rank)

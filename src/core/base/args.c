@@ -5,6 +5,14 @@
  *
  *     def array(shape_label_or_array, shape=None, label=None, ...): ...
  *
+ * A call site binds each parameter's keyword name to the variable that
+ * receives it (a kp_param list, as NumPy's npy_parse_arguments binds names
+ * to destinations), so no code reads arguments by position:
+ *
+ *     PyObject *src, *copy, *space;
+ *     const kp_param params[] = {{KP_KW_SRC, &src}, {KP_KW_COPY, &copy}, {KP_KW_SPACE, &space}};
+ *     kp_args_parse(st, &sig, params, KP_PARAM_COUNT(params), args, nargs, kwnames);
+ *
  * Keyword names are interned once, in the module state (kp_state.kw), so a
  * call's keywords (interned by the compiler) match by pointer. Messages name
  * the function: "kokkos.array(): got an unexpected keyword argument 'foo'".
@@ -90,22 +98,23 @@ static int parse(const char *where, PyObject *const *args, Py_ssize_t nargs, PyO
   return 0;
 }
 
-int kp_args_parse(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                  PyObject **out) {
+int kp_args_parse(kp_state *st, const kp_signature *sig, const kp_param *params, int count, PyObject *const *args,
+                  Py_ssize_t nargs, PyObject *kwnames) {
   if (!kwnames && nargs >= sig->required && nargs <= sig->positional) {
     /* positional arguments only, all of them wanted: nothing to match */
-    for (int i = 0; i < sig->count; ++i) out[i] = i < nargs ? args[i] : NULL;
+    for (int i = 0; i < count; ++i) *params[i].dest = i < nargs ? args[i] : NULL;
     return 0;
   }
-  PyObject *names[KP_ARGS_MAX];
-  for (int i = 0; i < sig->count; ++i) names[i] = st->kw[sig->kw[i]];
-  if (parse(sig->name, args, nargs, kwnames, names, sig->count, sig->positional, sig->posonly, out) < 0) return -1;
+  PyObject *names[KP_ARGS_MAX], *out[KP_ARGS_MAX];
+  for (int i = 0; i < count; ++i) names[i] = st->kw[params[i].kw];
+  if (parse(sig->name, args, nargs, kwnames, names, count, sig->positional, sig->posonly, out) < 0) return -1;
   for (int i = 0; i < sig->required; ++i) {
     if (!out[i]) {
-      PyErr_Format(PyExc_TypeError, "%s: missing required argument '%s'", sig->name, kp_kw_names[sig->kw[i]]);
+      PyErr_Format(PyExc_TypeError, "%s: missing required argument '%s'", sig->name, kp_kw_names[params[i].kw]);
       return -1;
     }
   }
+  for (int i = 0; i < count; ++i) *params[i].dest = out[i];
   return 0;
 }
 

@@ -157,7 +157,8 @@ static inline PyObject *kp_module_by_def(PyTypeObject *type, PyModuleDef *def) {
  * not sub-interpreters (3.12+: Kokkos, the C API table, the finalize
  * registry and the tuning state are per process) and not running without
  * the GIL (3.13+: the same state is guarded by the GIL). Before 3.12 no
- * slot says so, and kp_refuse_subinterpreter does it at exec. */
+ * slot says so, and a legacy sub-interpreter (one that does not check its
+ * extensions) ignores the slot: kp_refuse_subinterpreter refuses at exec. */
 #if PY_VERSION_HEX >= 0x030C0000
 #define KP_SLOT_MULTIPLE_INTERPRETERS {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
 #else
@@ -170,10 +171,9 @@ static inline PyObject *kp_module_by_def(PyTypeObject *type, PyModuleDef *def) {
 #endif
 
 /* -1 with ImportError when the module is being loaded in an interpreter
- * other than the main one (before 3.12; from 3.12 the import system refuses
- * first, by KP_SLOT_MULTIPLE_INTERPRETERS); else 0. */
+ * other than the main one (from 3.12 an isolated sub-interpreter's import
+ * system refuses first, by KP_SLOT_MULTIPLE_INTERPRETERS); else 0. */
 static inline int kp_refuse_subinterpreter(const char *module) {
-#if PY_VERSION_HEX < 0x030C0000
   if (PyInterpreterState_Get() != PyInterpreterState_Main()) {
     PyErr_Format(PyExc_ImportError,
                  "module %s does not support loading in subinterpreters: Kokkos and its state are per process; "
@@ -181,7 +181,6 @@ static inline int kp_refuse_subinterpreter(const char *module) {
                  module);
     return -1;
   }
-#endif
   return 0;
 }
 

@@ -446,10 +446,8 @@ int kp_dtype_from_object(PyObject *obj, const char *where) {
         d = s ? kp_dtype_from_typestr(s) : -1;
       }
       if (d < 0 && !PyErr_Occurred())
-        PyErr_Format(PyExc_TypeError,
-                     "%s: dtype %S is not supported by Kokkos Views (supported: bool, int8..int64, uint8..uint64, "
-                     "float16, float32, float64, complex64, complex128)",
-                     where, str);
+        PyErr_Format(PyExc_TypeError, "%s: dtype %S is not supported by Kokkos Views (supported: %s)", where, str,
+                     kp_dtype_supported());
       Py_DECREF(str);
       return d;
     }
@@ -458,4 +456,17 @@ bad:
   PyErr_Format(PyExc_TypeError,
                "%s: cannot interpret %R as a dtype (use kokkos.float64, 'float64', numpy.float64, ...)", where, obj);
   return -1;
+}
+
+const char *kp_dtype_supported(void) {
+  /* Built once from the table: kinds in kp_dtype_kind order, each by size. */
+  static char text[16 * KP_DTYPE_COUNT];
+  if (text[0]) return text;
+  size_t n = 0;
+  for (int kind = KP_KIND_BOOL; kind <= KP_KIND_COMPLEX; ++kind)
+    for (Py_ssize_t size = 1; size <= 16; size *= 2)
+      for (int i = 0; i < KP_DTYPE_COUNT; ++i)
+        if ((int)kp_dtypes[i].kind == kind && kp_dtypes[i].itemsize == size)
+          n += (size_t)snprintf(text + n, sizeof text - n, "%s%s", n ? ", " : "", kp_dtypes[i].name);
+  return text;
 }

@@ -1,5 +1,7 @@
-/* space.c: the memory-space table, layout and memory-trait names, and the
- * parsing of space / layout / trait arguments. */
+/* space.c: the memory-space table, the layout, execution-space and
+ * memory-trait names (each spelled here once: the View repr, the class
+ * names, messages and the Python enumerations read them), and the parsing of
+ * space / layout / trait arguments. */
 #include "core.h"
 
 #include <string.h>
@@ -18,6 +20,20 @@ const kp_space_info kp_spaces[KP_SPACE_COUNT] = {
 };
 
 const char *const kp_layout_names[KP_LAYOUT_COUNT] = {"LayoutRight", "LayoutLeft", "LayoutStride"};
+
+const kp_trait_info kp_traits[KP_TRAIT_COUNT] = {
+    {"Managed", KP_TRAIT_MANAGED}, {"Unmanaged", KP_TRAIT_UNMANAGED}, {"RandomAccess", KP_TRAIT_RANDOM_ACCESS},
+    {"Atomic", KP_TRAIT_ATOMIC},   {"Restrict", KP_TRAIT_RESTRICT},   {"Aligned", KP_TRAIT_ALIGNED},
+};
+
+void kp_trait_names(unsigned traits, char *out, size_t size) {
+  size_t n = 0;
+  out[0] = '\0';
+  for (int i = 0; i < KP_TRAIT_COUNT; ++i)
+    if (kp_traits[i].flag && (traits & kp_traits[i].flag) && n < size)
+      n += (size_t)snprintf(out + n, size - n, "%s%s", n ? "|" : "", kp_traits[i].name);
+  if (!out[0]) snprintf(out, size, "%s", kp_traits[0].name);
+}
 
 const char *const kp_exec_names[KP_EXEC_COUNT] = {
     [KP_EXEC_SERIAL] = "Serial", [KP_EXEC_THREADS] = "Threads",
@@ -101,16 +117,10 @@ int kp_trait_from_object(PyObject *obj, const char *where) {
     return (int)v;
   }
   if (PyUnicode_Check(obj)) {
-    static const struct {
-      const char *name;
-      int flag;
-    } names[] = {
-        {"Managed", KP_TRAIT_MANAGED}, {"Unmanaged", KP_TRAIT_UNMANAGED}, {"RandomAccess", KP_TRAIT_RANDOM_ACCESS},
-        {"Atomic", KP_TRAIT_ATOMIC},   {"Restrict", KP_TRAIT_RESTRICT},   {"Aligned", KP_TRAIT_ALIGNED}};
     const char *s = PyUnicode_AsUTF8(obj);
     if (!s) return -1;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
-      if (strcmp(s, names[i].name) == 0) return names[i].flag;
+    for (int i = 0; i < KP_TRAIT_COUNT; ++i)
+      if (strcmp(s, kp_traits[i].name) == 0) return (int)kp_traits[i].flag;
     PyErr_Format(PyExc_ValueError,
                  "%s: unknown memory trait %R (use kokkos.Managed, kokkos.Unmanaged, kokkos.RandomAccess, ...)", where,
                  obj);

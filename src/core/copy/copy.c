@@ -511,12 +511,13 @@ int kp_check_same_shape(const kp_view *dst, const kp_view *src, const char *wher
 /* Parses (copy=True, space=None) of the mirror methods (signature sig). */
 static int parse_mirror_args(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames, int *copy, int *space) {
-  PyObject *a[2];
-  if (!st || kp_args_parse(st, sig, args, nargs, kwnames, a) < 0) return -1;
-  if ((*copy = kp_args_bool(a[0], sig->name, "copy", 1)) < 0) return -1;
+  PyObject *copy_o, *space_o;
+  const kp_param params[] = {{KP_KW_COPY, &copy_o}, {KP_KW_SPACE, &space_o}};
+  if (!st || kp_args_parse(st, sig, params, KP_PARAM_COUNT(params), args, nargs, kwnames) < 0) return -1;
+  if ((*copy = kp_args_bool(copy_o, sig->name, "copy", 1)) < 0) return -1;
   *space = KP_SPACE_HOST;
-  if (a[1] && a[1] != Py_None) {
-    if ((*space = kp_arg_space(st, a[1], sig->name)) < 0) return -1;
+  if (space_o && space_o != Py_None) {
+    if ((*space = kp_arg_space(st, space_o, sig->name)) < 0) return -1;
     if (kp_space_check_available(*space, sig->name) < 0) return -1;
   }
   return 0;
@@ -546,7 +547,7 @@ static PyObject *make_mirror(kp_view *self, int space, int copy, const char *whe
 }
 
 PyObject *kp_view_create_mirror(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const kp_signature sig = {"View.create_mirror()", 2, 2, 0, {KP_KW_COPY, KP_KW_SPACE}};
+  static const kp_signature sig = {"View.create_mirror()", 2, 0};
   const char *where = sig.name;
   int copy, space;
   if (parse_mirror_args(kp_state_from_type(Py_TYPE(self)), &sig, args, nargs, kwnames, &copy, &space) < 0) return NULL;
@@ -555,7 +556,7 @@ PyObject *kp_view_create_mirror(kp_view *self, PyObject *const *args, Py_ssize_t
 }
 
 PyObject *kp_view_create_mirror_view(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const kp_signature sig = {"View.create_mirror_view()", 2, 2, 0, {KP_KW_COPY, KP_KW_SPACE}};
+  static const kp_signature sig = {"View.create_mirror_view()", 2, 0};
   const char *where = sig.name;
   int copy, space;
   if (parse_mirror_args(kp_state_from_type(Py_TYPE(self)), &sig, args, nargs, kwnames, &copy, &space) < 0) return NULL;

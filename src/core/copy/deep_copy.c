@@ -155,28 +155,31 @@ done:
 
 /* ---- Python entry points ------------------------------------------------------------ */
 
-static const kp_signature sig_deep_copy = {"kokkos.deep_copy()", 2, 2, 2, {KP_KW_DST, KP_KW_SRC}};
-static const kp_signature sig_deep_copy_method = {"View.deep_copy()", 1, 1, 1, {KP_KW_SRC}};
+static const kp_signature sig_deep_copy = {"kokkos.deep_copy()", 2, 2};
+static const kp_signature sig_deep_copy_method = {"View.deep_copy()", 1, 1};
 
 PyObject *kp_deep_copy_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   const char *where = sig_deep_copy.name;
   kp_state *st = (kp_state *)PyModule_GetState(module);
-  PyObject *a[2];
-  if (kp_args_parse(st, &sig_deep_copy, args, nargs, kwnames, a) < 0) return NULL;
-  if (!PyObject_TypeCheck(a[0], st->view_type)) {
+  PyObject *dst, *src;
+  const kp_param params[] = {{KP_KW_DST, &dst}, {KP_KW_SRC, &src}};
+  if (kp_args_parse(st, &sig_deep_copy, params, KP_PARAM_COUNT(params), args, nargs, kwnames) < 0) return NULL;
+  if (!PyObject_TypeCheck(dst, st->view_type)) {
     PyErr_Format(PyExc_TypeError,
                  "%s: dst must be a kokkos View, got %.100s (to copy into a NumPy array use numpy.copyto(arr, view))",
-                 where, Py_TYPE(a[0])->tp_name);
+                 where, Py_TYPE(dst)->tp_name);
     return NULL;
   }
-  if (kp_deep_copy(st, (kp_view *)a[0], a[1], where) < 0) return NULL;
+  if (kp_deep_copy(st, (kp_view *)dst, src, where) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
 PyObject *kp_view_deep_copy_method(kp_view *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   kp_state *st = kp_state_from_type(Py_TYPE(self));
-  PyObject *a[1];
-  if (!st || kp_args_parse(st, &sig_deep_copy_method, args, nargs, kwnames, a) < 0) return NULL;
-  if (kp_deep_copy(st, self, a[0], sig_deep_copy_method.name) < 0) return NULL;
+  PyObject *src;
+  const kp_param params[] = {{KP_KW_SRC, &src}};
+  if (!st || kp_args_parse(st, &sig_deep_copy_method, params, KP_PARAM_COUNT(params), args, nargs, kwnames) < 0)
+    return NULL;
+  if (kp_deep_copy(st, self, src, sig_deep_copy_method.name) < 0) return NULL;
   Py_RETURN_NONE;
 }

@@ -117,11 +117,10 @@ static kp_view *wrap_buffer(kp_state *st, PyObject *obj, int writable, PyObject 
   }
   int dtype = kp_dtype_from_format(buf.format, buf.itemsize);
   if (dtype < 0 || kp_dtypes[dtype].itemsize != buf.itemsize) {
-    PyErr_Format(
-        PyExc_TypeError,
-        "%s: element format '%s' (itemsize %zd) is not supported by Kokkos Views (supported: bool, int8..int64, "
-        "uint8..uint64, float16, float32, float64, complex64, complex128, native byte order)",
-        where, buf.format ? buf.format : "B", buf.itemsize);
+    PyErr_Format(PyExc_TypeError,
+                 "%s: element format '%s' (itemsize %zd) is not supported by Kokkos Views (supported: %s, native "
+                 "byte order)",
+                 where, buf.format ? buf.format : "B", buf.itemsize, kp_dtype_supported());
     PyBuffer_Release(&buf);
     return NULL;
   }

@@ -22,33 +22,29 @@
 
 #include "kokkos_python/kokkos_python.h"
 
-/* The public numbering is the core's numbering (compared as ints: they are
- * different enums). */
+/* The public numbering is the core's numbering, row by row of the core's
+ * tables (compared as ints: they are different enums). A new row in the
+ * core without its public number fails to compile here. */
 #define SAME(a, b) ((int)(a) == (int)(b))
-_Static_assert(SAME(KOKKOS_PYTHON_INT8, KP_DTYPE_INT8) && SAME(KOKKOS_PYTHON_UINT64, KP_DTYPE_UINT64) &&
-                   SAME(KOKKOS_PYTHON_FLOAT64, KP_DTYPE_FLOAT64) &&
-                   SAME(KOKKOS_PYTHON_COMPLEX128, KP_DTYPE_COMPLEX128) && SAME(KOKKOS_PYTHON_BOOL, KP_DTYPE_BOOL) &&
-                   SAME(KOKKOS_PYTHON_FLOAT16, KP_DTYPE_FLOAT16) && SAME(KOKKOS_PYTHON_DTYPE_COUNT, KP_DTYPE_COUNT),
-               "public dtype numbers must match the core's");
-_Static_assert(SAME(KOKKOS_PYTHON_HOST_SPACE, KP_SPACE_HOST) && SAME(KOKKOS_PYTHON_CUDA_SPACE, KP_SPACE_CUDA) &&
-                   SAME(KOKKOS_PYTHON_CUDA_UVM_SPACE, KP_SPACE_CUDA_UVM) &&
-                   SAME(KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE, KP_SPACE_CUDA_HOST_PINNED) &&
-                   SAME(KOKKOS_PYTHON_HBW_SPACE, KP_SPACE_HBW) && SAME(KOKKOS_PYTHON_HIP_SPACE, KP_SPACE_HIP) &&
-                   SAME(KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE, KP_SPACE_HIP_HOST_PINNED) &&
-                   SAME(KOKKOS_PYTHON_OPENMP_TARGET_SPACE, KP_SPACE_OPENMP_TARGET) &&
-                   SAME(KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE, KP_SPACE_SYCL_SHARED_USM) &&
-                   SAME(KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE, KP_SPACE_SYCL_DEVICE_USM) &&
-                   SAME(KOKKOS_PYTHON_SPACE_COUNT, KP_SPACE_COUNT),
-               "public memory-space numbers must match the core's");
-_Static_assert(SAME(KOKKOS_PYTHON_LAYOUT_RIGHT, KP_LAYOUT_RIGHT) && SAME(KOKKOS_PYTHON_LAYOUT_LEFT, KP_LAYOUT_LEFT) &&
-                   SAME(KOKKOS_PYTHON_LAYOUT_STRIDE, KP_LAYOUT_STRIDE),
-               "public layout numbers must match the core's");
-_Static_assert(SAME(KOKKOS_PYTHON_UNMANAGED, KP_TRAIT_UNMANAGED) &&
-                   SAME(KOKKOS_PYTHON_RANDOM_ACCESS, KP_TRAIT_RANDOM_ACCESS) &&
-                   SAME(KOKKOS_PYTHON_ATOMIC, KP_TRAIT_ATOMIC) && SAME(KOKKOS_PYTHON_RESTRICT, KP_TRAIT_RESTRICT) &&
-                   SAME(KOKKOS_PYTHON_ALIGNED, KP_TRAIT_ALIGNED),
-               "public memory-trait flags must match the core's");
+#define CHECK_DTYPE(id) \
+  _Static_assert(SAME(KOKKOS_PYTHON_##id, KP_DTYPE_##id), "KOKKOS_PYTHON_" #id " != KP_DTYPE_" #id);
+#define CHECK_SPACE(id) \
+  _Static_assert(SAME(KOKKOS_PYTHON_##id##_SPACE, KP_SPACE_##id), "KOKKOS_PYTHON_" #id "_SPACE != KP_SPACE_" #id);
+#define CHECK_LAYOUT(id) \
+  _Static_assert(SAME(KOKKOS_PYTHON_LAYOUT_##id, KP_LAYOUT_##id), "KOKKOS_PYTHON_LAYOUT_" #id " != KP_LAYOUT_" #id);
+#define CHECK_TRAIT(id, flag) \
+  _Static_assert(SAME(KOKKOS_PYTHON_##id, KP_TRAIT_##id), "KOKKOS_PYTHON_" #id " != KP_TRAIT_" #id);
+KP_DTYPE_ROWS(CHECK_DTYPE)
+KP_SPACE_ROWS(CHECK_SPACE)
+KP_LAYOUT_ROWS(CHECK_LAYOUT)
+KP_TRAIT_ROWS(CHECK_TRAIT)
+_Static_assert(SAME(KOKKOS_PYTHON_DTYPE_COUNT, KP_DTYPE_COUNT), "public dtype count must match the core's");
+_Static_assert(SAME(KOKKOS_PYTHON_SPACE_COUNT, KP_SPACE_COUNT), "public memory-space count must match the core's");
 _Static_assert(SAME(KOKKOS_PYTHON_MAX_RANK, KP_MAX_RANK), "public maximum rank must match the core's");
+#undef CHECK_DTYPE
+#undef CHECK_SPACE
+#undef CHECK_LAYOUT
+#undef CHECK_TRAIT
 #undef SAME
 
 /* The module state of kokkos._core, set when the table is published. The

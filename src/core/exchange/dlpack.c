@@ -325,16 +325,18 @@ static int parse_stream(PyObject *stream_obj, const char *where, dl_request *rq)
 
 /* View.__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) */
 PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const kp_signature sig = {
-      "View.__dlpack__()", 4, 0, 0, {KP_KW_STREAM, KP_KW_MAX_VERSION, KP_KW_DL_DEVICE, KP_KW_COPY}};
+  static const kp_signature sig = {"View.__dlpack__()", 0, 0};
   const char *where = sig.name;
   kp_view *v = (kp_view *)self;
-  PyObject *a[4];
-  if (kp_args_parse(kp_state_from_type(Py_TYPE(self)), &sig, args, nargs, kwnames, a) < 0) return NULL;
+  PyObject *stream, *max_version, *dl_device, *copy_o;
+  const kp_param params[] = {
+      {KP_KW_STREAM, &stream}, {KP_KW_MAX_VERSION, &max_version}, {KP_KW_DL_DEVICE, &dl_device}, {KP_KW_COPY, &copy_o}};
+  if (kp_args_parse(kp_state_from_type(Py_TYPE(self)), &sig, params, KP_PARAM_COUNT(params), args, nargs, kwnames) < 0)
+    return NULL;
   int copy;
   dl_request rq;
-  if (parse_copy(a[3], where, &copy) < 0 || parse_max_version(a[1], where, &rq) < 0 ||
-      parse_dl_device(v, a[2], copy, where, &rq) < 0 || parse_stream(a[0], where, &rq) < 0)
+  if (parse_copy(copy_o, where, &copy) < 0 || parse_max_version(max_version, where, &rq) < 0 ||
+      parse_dl_device(v, dl_device, copy, where, &rq) < 0 || parse_stream(stream, where, &rq) < 0)
     return NULL;
 
   /* Parsing may have run Python code (__index__): check again. */
@@ -424,15 +426,13 @@ void kp_dl_raise_dtype(const char *where, kp_dl_data_type dt) {
   static const char *const codes[] = {"int", "uint", "float", "opaque handle", "bfloat", "complex", "bool"};
   if (dt.lanes == 1 && dt.code <= KP_DL_BOOL && dt.code != KP_DL_OPAQUE_HANDLE)
     PyErr_Format(PyExc_BufferError,
-                 "%s: the tensor's element type %s%u has no Kokkos View dtype (supported: bool, "
-                 "int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128); convert it first",
-                 where, codes[dt.code], (unsigned)dt.bits);
+                 "%s: the tensor's element type %s%u has no Kokkos View dtype (supported: %s); convert it first", where,
+                 codes[dt.code], (unsigned)dt.bits, kp_dtype_supported());
   else
-    PyErr_Format(
-        PyExc_BufferError,
-        "%s: the tensor's element type (DLPack code %u, %u bits, %u lanes) has no Kokkos View "
-        "dtype (supported: bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128)",
-        where, (unsigned)dt.code, (unsigned)dt.bits, (unsigned)dt.lanes);
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the tensor's element type (DLPack code %u, %u bits, %u lanes) has no Kokkos View "
+                 "dtype (supported: %s)",
+                 where, (unsigned)dt.code, (unsigned)dt.bits, (unsigned)dt.lanes, kp_dtype_supported());
 }
 
 kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyObject *label, const char *where) {
@@ -727,35 +727,37 @@ static int parse_label(PyObject *obj, const char *where, PyObject **out) {
 
 /* from_dlpack(x, /, *, device=None, copy=None, label=None) */
 PyObject *kp_py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const kp_signature sig = {
-      "kokkos.from_dlpack()", 4, 1, 0, {KP_KW_X, KP_KW_DEVICE, KP_KW_COPY, KP_KW_LABEL}, 1};
+  static const kp_signature sig = {"kokkos.from_dlpack()", 1, 0, 1};
   const char *where = sig.name;
-  PyObject *a[4];
-  if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig, args, nargs, kwnames, a) < 0) return NULL;
-  if (!a[0]) {
+  PyObject *x, *device, *copy_o, *label_o;
+  const kp_param params[] = {{KP_KW_X, &x}, {KP_KW_DEVICE, &device}, {KP_KW_COPY, &copy_o}, {KP_KW_LABEL, &label_o}};
+  if (kp_args_parse((kp_state *)PyModule_GetState(module), &sig, params, KP_PARAM_COUNT(params), args, nargs, kwnames) <
+      0)
+    return NULL;
+  if (!x) {
     PyErr_Format(PyExc_TypeError, "%s missing its argument x (a DLPack producer or capsule)", where);
     return NULL;
   }
   kp_state *st = (kp_state *)PyModule_GetState(module);
   int copy;
   PyObject *label;
-  if (parse_copy(a[2], where, &copy) < 0 || parse_label(a[3], where, &label) < 0) return NULL;
+  if (parse_copy(copy_o, where, &copy) < 0 || parse_label(label_o, where, &label) < 0) return NULL;
   int target = -1;
-  if (a[1] && a[1] != Py_None) {
-    if (PyTuple_Check(a[1])) {
+  if (device && device != Py_None) {
+    if (PyTuple_Check(device)) {
       long t, id;
-      if (parse_int_pair(a[1], "device", where, &t, &id) < 0) return NULL;
+      if (parse_int_pair(device, "device", where, &t, &id) < 0) return NULL;
       target = kp_space_from_dlpack_device((int32_t)t);
       if (target < 0) {
         PyErr_Format(PyExc_ValueError, "%s: DLPack device type %ld has no Kokkos memory space", where, t);
         return NULL;
       }
-    } else if ((target = kp_space_from_object(a[1], where)) < 0) {
+    } else if ((target = kp_space_from_object(device, where)) < 0) {
       return NULL;
     }
   }
   int copied = 0;
-  kp_view *v = view_from_dlpack_any(st, a[0], label, target == KP_SPACE_HOST, &copied, where);
+  kp_view *v = view_from_dlpack_any(st, x, label, target == KP_SPACE_HOST, &copied, where);
   if (!v) return NULL;
   int space = target >= 0 ? target : v->space;
   if (space != v->space || (copy == 1 && !copied)) {

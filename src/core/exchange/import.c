@@ -13,10 +13,13 @@
  *   2. a DLPack capsule, or a producer whose type has a DLPack C exchange
  *      table (no Python-level call): DLPack (dlpack.c);
  *   3. a producer offering both __cuda_array_interface__ and __dlpack__
- *      (CuPy), when this Kokkos has CUDA and the interface names a stream:
- *      the interface (cai.c), which costs less than a capsule; Kokkos'
- *      stream waits for the named stream (stream.c), as DLPack's producer
- *      makes it wait for its current stream;
+ *      (CuPy), when this Kokkos has CUDA, the interface is a C-level
+ *      attribute (a getset descriptor, as Cython types have: reading it
+ *      runs no Python code) and names a stream: the interface (cai.c),
+ *      which costs less than a capsule; Kokkos' stream waits for the named
+ *      stream (stream.c), as DLPack's producer makes it wait for its
+ *      current stream. A Python property (PyTorch's) costs more than the
+ *      capsule: such producers keep DLPack;
  *   4. any other DLPack producer: obj.__dlpack__() (dlpack.c), falling back to
  *      the buffer protocol when DLPack cannot describe the array (NumPy's
  *      unaligned or byte-strided arrays);
@@ -32,7 +35,9 @@
  * when the interface was taken; 0 (no exception) to go on with DLPack. */
 static int view_from_cai_first(kp_state *st, PyObject *obj, PyObject *label, const char *where, kp_view **out) {
   *out = NULL;
-  if (!kp_bridge_space_available(KP_SPACE_CUDA) || !kp_type_lookup(Py_TYPE(obj), st->dl[KP_DL_STR_CAI])) return 0;
+  if (!kp_bridge_space_available(KP_SPACE_CUDA)) return 0;
+  PyObject *descr = kp_type_lookup(Py_TYPE(obj), st->dl[KP_DL_STR_CAI]); /* borrowed */
+  if (!descr || !(Py_IS_TYPE(descr, &PyGetSetDescr_Type) || Py_IS_TYPE(descr, &PyMemberDescr_Type))) return 0;
   PyObject *d = PyObject_GetAttr(obj, st->dl[KP_DL_STR_CAI]);
   if (!d) {
     /* A property that refuses (a PyTorch tensor on the CPU): DLPack. */
@@ -96,22 +101,19 @@ kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label, con
 
 /* ---- Python entry points ------------------------------------------------------------ */
 
-static const kp_signature sig_view_from_object = {"kokkos.asarray()", 2, 2, 1, {KP_KW_OBJ, KP_KW_LABEL}, 2};
-static const kp_signature sig_from_cai = {"kokkos.asarray()", 2, 2, 1, {KP_KW_OBJ, KP_KW_LABEL}, 2};
+static const kp_signature sig_view_from_object = {"kokkos.asarray()", 2, 1, 2};
+static const kp_signature sig_from_cai = {"kokkos.asarray()", 2, 1, 2};
 
 /* Parses (obj, label=None) for the zero-copy import entry points. */
 static int parse_obj_label(kp_state *st, const kp_signature *sig, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames, PyObject **obj, PyObject **label) {
-  PyObject *a[2];
-  if (kp_args_parse(st, sig, args, nargs, kwnames, a) < 0) return -1;
-  *obj = a[0];
-  *label = NULL;
-  if (!a[1] || a[1] == Py_None) return 0;
-  if (!PyUnicode_Check(a[1])) {
-    PyErr_Format(PyExc_TypeError, "%s: label must be a str, got %.100s", sig->name, Py_TYPE(a[1])->tp_name);
+  const kp_param params[] = {{KP_KW_OBJ, obj}, {KP_KW_LABEL, label}};
+  if (kp_args_parse(st, sig, params, KP_PARAM_COUNT(params), args, nargs, kwnames) < 0) return -1;
+  if (*label == Py_None) *label = NULL;
+  if (*label && !PyUnicode_Check(*label)) {
+    PyErr_Format(PyExc_TypeError, "%s: label must be a str, got %.100s", sig->name, Py_TYPE(*label)->tp_name);
     return -1;
   }
-  *label = a[1];
   return 0;
 }
 

@@ -139,9 +139,9 @@ static int read_copy(PyObject *d, const kp_interface_ctx *c, kp_interface *out) 
   out->dtype = kp_dtype_from_typestr(ts);
   if (out->dtype < 0) {
     PyErr_Format(PyExc_TypeError,
-                 "%s: element type %R (%s['typestr']) is not supported by Kokkos Views (supported: bool, "
-                 "int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128, native byte order)",
-                 c->where, typestr, c->name);
+                 "%s: element type %R (%s['typestr']) is not supported by Kokkos Views (supported: %s, native byte "
+                 "order)",
+                 c->where, typestr, c->name, kp_dtype_supported());
     return -1;
   }
   Py_ssize_t itemsize = kp_dtypes[out->dtype].itemsize;

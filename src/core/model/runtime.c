@@ -237,62 +237,28 @@ static PyObject *kp_py_kokkos_version(PyObject *module, PyObject *unused) {
   return Py_BuildValue("(iii)", v / 10000, (v / 100) % 100, v % 100);
 }
 
-/* A tuple of the C strings names[0..count) (new reference), or NULL. */
-static PyObject *name_tuple(const char *const *names, int count) {
-  PyObject *t = PyTuple_New(count);
-  for (int i = 0; t && i < count; ++i) {
-    PyObject *s = PyUnicode_FromString(names[i]);
-    if (!s)
-      Py_CLEAR(t);
-    else
-      PyTuple_SET_ITEM(t, i, s);
-  }
-  return t;
-}
-
-/* _build_info() -> dict: the core's name tables (memory spaces with their
- * aliases, layouts, execution spaces), from which the kokkos package builds
- * its enumerations, and what this Kokkos offers: the spaces and backends it
- * has, its defaults. */
+/* _build_info() -> dict: what this Kokkos offers: the memory spaces and
+ * backends it has (tuples indexed like the core's tables, which _tables()
+ * in module.c hands over), which spaces the host can reach, its defaults. */
 static PyObject *kp_py_build_info(PyObject *module, PyObject *unused) {
   PyObject *spaces = PyTuple_New(KP_SPACE_COUNT), *host = PyTuple_New(KP_SPACE_COUNT);
-  PyObject *execs = PyTuple_New(KP_EXEC_COUNT), *space_names = PyTuple_New(KP_SPACE_COUNT);
-  PyObject *aliases = PyList_New(0);
-  PyObject *layout_names = name_tuple(kp_layout_names, KP_LAYOUT_COUNT);
-  PyObject *exec_names = name_tuple(kp_exec_names, KP_EXEC_COUNT);
-  if (!spaces || !host || !execs || !space_names || !aliases || !layout_names || !exec_names) goto fail;
+  PyObject *execs = PyTuple_New(KP_EXEC_COUNT);
+  if (!spaces || !host || !execs) goto fail;
   for (int i = 0; i < KP_SPACE_COUNT; ++i) {
     PyTuple_SET_ITEM(spaces, i, PyBool_FromLong(kp_bridge_space_available(i)));
     PyTuple_SET_ITEM(host, i, PyBool_FromLong(kp_bridge_space_host_accessible(i)));
-    PyObject *name = PyUnicode_FromString(kp_spaces[i].name);
-    if (!name) goto fail;
-    PyTuple_SET_ITEM(space_names, i, name);
-    for (int a = 0; a < (int)(sizeof kp_spaces[i].aliases / sizeof *kp_spaces[i].aliases) && kp_spaces[i].aliases[a];
-         ++a) {
-      PyObject *row = Py_BuildValue("(si)", kp_spaces[i].aliases[a], i);
-      if (!row || PyList_Append(aliases, row) < 0) {
-        Py_XDECREF(row);
-        goto fail;
-      }
-      Py_DECREF(row);
-    }
   }
   for (int i = 0; i < KP_EXEC_COUNT; ++i)
     PyTuple_SET_ITEM(execs, i, PyBool_FromLong(kp_bridge_execution_space_available(i)));
-  return Py_BuildValue("{sNsNsNsNsNsNsNsisisisi}", "space_names", space_names, "space_aliases", aliases, "layout_names",
-                       layout_names, "exec_names", exec_names, "space_available", spaces, "space_host_accessible", host,
-                       "exec_available", execs, "default_memory_space", kp_bridge_default_memory_space(),
-                       "default_host_memory_space", kp_bridge_default_host_memory_space(), "default_execution_space",
+  return Py_BuildValue("{sNsNsNsisisisi}", "space_available", spaces, "space_host_accessible", host, "exec_available",
+                       execs, "default_memory_space", kp_bridge_default_memory_space(), "default_host_memory_space",
+                       kp_bridge_default_host_memory_space(), "default_execution_space",
                        kp_bridge_default_execution_space(), "default_host_execution_space",
                        kp_bridge_default_host_execution_space());
 fail:
   Py_XDECREF(spaces);
   Py_XDECREF(host);
   Py_XDECREF(execs);
-  Py_XDECREF(space_names);
-  Py_XDECREF(aliases);
-  Py_XDECREF(layout_names);
-  Py_XDECREF(exec_names);
   return NULL;
 }
 

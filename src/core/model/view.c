@@ -304,18 +304,8 @@ int kp_check_label_text(PyObject *label, const char *where) {
   return 0;
 }
 
-static const kp_signature sig_view = {
-    "kokkos.View()",
-    7,
-    2,
-    1,
-    {KP_KW_SHAPE, KP_KW_DTYPE, KP_KW_LABEL, KP_KW_SPACE, KP_KW_LAYOUT, KP_KW_TRAIT, KP_KW_INITIALIZE}};
-static const kp_signature sig_dyn_rank_view = {
-    "kokkos.DynRankView()",
-    7,
-    2,
-    1,
-    {KP_KW_SHAPE, KP_KW_DTYPE, KP_KW_LABEL, KP_KW_SPACE, KP_KW_LAYOUT, KP_KW_TRAIT, KP_KW_INITIALIZE}};
+static const kp_signature sig_view = {"kokkos.View()", 2, 1};
+static const kp_signature sig_dyn_rank_view = {"kokkos.DynRankView()", 2, 1};
 
 /* View(shape, dtype=None, *, label, space, layout, trait, initialize), or
  * the original package's View(label, shape, **keywords), as a vector call. */
@@ -327,7 +317,14 @@ static PyObject *view_vectorcall(PyObject *callable, PyObject *const *args, size
   const kp_signature *sig = dynamic ? &sig_dyn_rank_view : &sig_view;
   const char *where = sig->name;
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  PyObject *a[7];
+  PyObject *shape, *dtype, *label, *space, *layout, *trait, *initialize_o;
+  const kp_param params[] = {{KP_KW_SHAPE, &shape},
+                             {KP_KW_DTYPE, &dtype},
+                             {KP_KW_LABEL, &label},
+                             {KP_KW_SPACE, &space},
+                             {KP_KW_LAYOUT, &layout},
+                             {KP_KW_TRAIT, &trait},
+                             {KP_KW_INITIALIZE, &initialize_o}};
   PyObject *label_first = NULL;
   if (nargs >= 2 && PyUnicode_Check(args[0])) {
     /* The original package's classes took (label, shape). */
@@ -337,19 +334,18 @@ static PyObject *view_vectorcall(PyObject *callable, PyObject *const *args, size
     }
     kp_signature keywords_only = *sig;
     keywords_only.required = 0;
-    if (kp_args_parse(st, &keywords_only, args + 2, 0, kwnames, a) < 0) return NULL;
-    if (a[0]) {
+    if (kp_args_parse(st, &keywords_only, params, KP_PARAM_COUNT(params), args + 2, 0, kwnames) < 0) return NULL;
+    if (shape) {
       PyErr_Format(PyExc_TypeError, "%s: got multiple values for argument 'shape'", where);
       return NULL;
     }
-    a[0] = args[1];
+    shape = args[1];
     label_first = args[0];
   } else {
-    if (kp_args_parse(st, sig, args, nargs, kwnames, a) < 0) return NULL;
+    if (kp_args_parse(st, sig, params, KP_PARAM_COUNT(params), args, nargs, kwnames) < 0) return NULL;
   }
-  PyObject *shape = a[0], *dtype = a[1], *label = a[2] ? a[2] : label_first;
-  PyObject *space = a[3], *layout = a[4], *trait = a[5];
-  int initialize = kp_args_bool(a[6], where, "initialize", 1);
+  if (!label) label = label_first;
+  int initialize = kp_args_bool(initialize_o, where, "initialize", 1);
   if (initialize < 0) return NULL;
   kp_view_spec spec = {0};
   spec.dynamic = dynamic;

@@ -28,8 +28,8 @@
 
 #include <string.h>
 
-/* Memory traits that name a class: all but Unmanaged, in flag order. */
-static const char *const class_trait_names[] = {"RandomAccess", "Atomic", "Restrict", "Aligned"};
+/* Memory traits that name a class: all but Managed (no flag) and Unmanaged,
+ * in flag order (RandomAccess is 2 << 0, Aligned 2 << 3). */
 enum { KP_CLASS_TRAIT_BITS = 4 };
 
 enum {
@@ -64,8 +64,9 @@ static PyTypeObject *make_class(kp_state *st, Py_ssize_t slot, int dynamic, int 
   char name[256];
   int n = snprintf(name, sizeof name, "kokkos.%s_%s_%s_%s", dynamic ? "KokkosDynRankView" : "KokkosView",
                    kp_dtypes[dtype].name, kp_spaces[space].name, kp_layout_names[layout]);
-  for (int b = 0; b < KP_CLASS_TRAIT_BITS; ++b)
-    if (traits & (2u << b)) n += snprintf(name + n, sizeof name - (size_t)n, "_%s", class_trait_names[b]);
+  for (int i = 0; i < KP_TRAIT_COUNT; ++i)
+    if (kp_traits[i].flag > KP_TRAIT_UNMANAGED && (traits & kp_traits[i].flag))
+      n += snprintf(name + n, sizeof name - (size_t)n, "_%s", kp_traits[i].name);
   if (!dynamic) snprintf(name + n, sizeof name - (size_t)n, "_%d", rank);
   /* The type may keep spec->name as its tp_name (Python 3.10): the bytes
    * object holding it lives in st->view_classes with the type. */

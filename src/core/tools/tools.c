@@ -1062,7 +1062,7 @@ static int kp_tools_add_type(PyObject *sub, PyType_Spec *spec, PyTypeObject **sl
 
 PyObject *kp_tools_add(PyObject *module) {
   PyObject *sub = PyModule_New("kokkos._core._tools");
-  if (!sub) return -1;
+  if (!sub) return NULL;
   if (PyModule_AddFunctions(sub, kp_tools_methods) < 0) goto fail;
   if (kp_tools_add_type(sub, &kp_device_info_spec, &kp_tools_g.device_info_type, "DeviceInfo") < 0) goto fail;
   if (kp_tools_add_type(sub, &kp_space_handle_spec, &kp_tools_g.space_handle_type, "SpaceHandle") < 0) goto fail;

@@ -1,0 +1,160 @@
+"""docs/architecture.md against the tree: its table of files per layer lists
+exactly the files there are, the C core's calls go down the layers (and,
+inside a layer, down the order the table lists), every bridge entry point is
+noexcept, and every enum name is spelled once. The documentation cannot
+drift silently from the code."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+import kokkos
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "architecture.md"
+
+
+def _table():
+    """The rows of 'Files per layer': (layer, directory, [files])."""
+    text = DOC.read_text()
+    section = text.split("## Files per layer", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not cells[1].startswith("`"):
+            continue
+        files = re.findall(r"`([^`]+)`", cells[2])
+        rows.append((cells[0], cells[1].strip("`"), files))
+    assert rows, "docs/architecture.md has no table of files per layer"
+    return rows
+
+
+ROWS = _table()
+LISTED_DIRS = {d for _, d, _ in ROWS}
+
+
+def _files_in(directory):
+    return {p.name for p in (ROOT / directory).iterdir() if p.is_file()}
+
+
+@pytest.mark.parametrize("directory", sorted(LISTED_DIRS))
+def test_table_lists_every_file_of_its_directories(directory):
+    listed = [f for _, d, files in ROWS if d == directory for f in files]
+    assert len(listed) == len(set(listed)), f"{directory}: a file listed twice"
+    present = _files_in(directory)
+    assert set(listed) == present, (
+        f"docs/architecture.md's table and {directory} differ: "
+        f"not in the tree {sorted(set(listed) - present)}, not in the table {sorted(present - set(listed))}"
+    )
+
+
+def test_table_covers_every_source_directory():
+    dirs = set()
+    for top in ("src/core", "src/bridge", "src/kokkos", "include/kokkos_python"):
+        for p in (ROOT / top).rglob("*"):
+            if p.is_file() and "__pycache__" not in p.parts:
+                dirs.add(str(p.parent.relative_to(ROOT)) + "/")
+    assert dirs == LISTED_DIRS, f"directories missing from the table: {sorted(dirs - LISTED_DIRS)}"
+
+
+# ---- the C core's calls go down --------------------------------------------------------------
+
+CORE_ROWS = [(layer, d, files) for layer, d, files in ROWS if d.startswith("src/core")]
+# Position of every core file: its layer's row, then its place in the row.
+RANK = {
+    f"{d}{f}": (row, pos)
+    for row, (_, d, files) in enumerate(CORE_ROWS)
+    for pos, f in enumerate(files)
+    if f.endswith(".c")
+}
+DEFINITION = re.compile(r"^[A-Za-z_][\w \*]*?\b(kp_\w+)\s*\([^;]*?\)\s*\{", re.M | re.S)
+CALL = re.compile(r"\b(kp_\w+)\s*\(")
+
+
+def _strip_comments(text):
+    return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+
+
+def _definitions():
+    where = {}
+    for path in RANK:
+        for name in DEFINITION.findall(_strip_comments((ROOT / path).read_text())):
+            where[name] = path
+    return where
+
+
+def test_core_calls_go_down_the_layers():
+    defined_in = _definitions()
+    assert len(defined_in) > 100, "the definition pattern found too few functions"
+    up = []
+    for path, rank in RANK.items():
+        for name in set(CALL.findall(_strip_comments((ROOT / path).read_text()))):
+            target = defined_in.get(name)
+            if target and target != path and RANK[target] > rank:
+                up.append(f"{path} calls {name} ({target})")
+    assert not up, "calls up the layers (or up the order of a layer's row in docs/architecture.md):\n" + "\n".join(
+        sorted(up)
+    )
+
+
+# ---- bridge entry points ----------------------------------------------------------------------
+
+
+def test_every_bridge_entry_point_is_noexcept():
+    missing = []
+    count = 0
+    for path in sorted((ROOT / "src" / "bridge").glob("*.cpp")):
+        text = path.read_text()
+        for m in re.finditer(r'extern "C" (?!\{)[^{;]*?\)\s*(noexcept\s*)?\{', text):
+            count += 1
+            if not m.group(1):
+                missing.append(f"{path.name}: {m.group(0).splitlines()[0]}")
+    assert count >= 60, f'found only {count} extern "C" definitions'
+    assert not missing, "bridge entry points without noexcept:\n" + "\n".join(missing)
+
+
+def test_every_bridge_declaration_is_kp_noexcept():
+    missing = []
+    for path in sorted((ROOT / "src" / "bridge").glob("*.h")):
+        text = _strip_comments(path.read_text())
+        for m in re.finditer(r"^(?!typedef)[a-z][\w \*]*\bkp_\w+\([^;]*\)\s*(KP_NOEXCEPT)?\s*;", text, re.M):
+            if not m.group(1):
+                missing.append(f"{path.name}: {m.group(0).splitlines()[0]}")
+    assert not missing, "bridge declarations without KP_NOEXCEPT:\n" + "\n".join(missing)
+
+
+# ---- every enum name spelled once -------------------------------------------------------------
+
+
+def _code_files():
+    for p in sorted((ROOT / "src").rglob("*")):
+        if p.suffix in (".c", ".h", ".cpp", ".py") and "__pycache__" not in p.parts:
+            text = p.read_text()
+            if p.suffix == ".py":
+                text = re.sub(r"#.*", "", text)
+            else:
+                text = _strip_comments(text)
+            yield p.relative_to(ROOT), text
+
+
+# Other families that share a word with a dtype, each spelled in its own
+# table: Kokkos Tools' tuning ValueType.int64, DLPack's type code "bool".
+OTHER_FAMILIES = {"int64": ["src/core/tools/tuning.c"], "bool": ["src/core/exchange/dlpack.c"]}
+
+
+@pytest.mark.parametrize(
+    "names, home",
+    [
+        ([t.name for t in kokkos.memory_traits], "src/core/base/space.c"),
+        ([lay.name for lay in kokkos.layouts], "src/core/base/space.c"),
+        ([d.name for d in kokkos.all_dtypes], "src/core/base/dtype.c"),
+    ],
+    ids=["memory traits", "layouts", "dtypes"],
+)
+def test_enum_names_are_spelled_once(names, home):
+    for name in names:
+        spelled = [str(path) for path, text in _code_files() if f'"{name}"' in text]
+        assert sorted(spelled) == sorted([home, *OTHER_FAMILIES.get(name, [])]), (
+            f'"{name}" is spelled in {spelled}, not only in {home}'
+        )
