@@ -310,6 +310,11 @@ int kp_raise_bridge(kp_status status, const kp_error *err, const char *where);
  * hands one to C++ (the casters, the C API for Kokkos-owned memory), calls
  * this first; wrapping foreign memory (a NumPy array, DLPack) does not. */
 int kp_runtime_ensure(void);
+/* Called by kp_runtime_ensure after it initialized Kokkos, with where it
+ * happened; set by a higher layer at module exec (module.c sets the Tools
+ * layer's warning about a library that did not load), so runtime.c never
+ * calls up. 0, or -1 with an exception. */
+extern int (*kp_runtime_after_auto_init)(const char *where);
 /* Adds initialize, finalize, fence, ... to the module and sets Kokkos'
  * finalize hook (runtime.c); -1 with an exception. */
 int kp_runtime_add(PyObject *module);
@@ -544,6 +549,9 @@ PyObject *kp_py_from_cuda_array_interface(PyObject *module, PyObject *const *arg
  * saying which variable this Kokkos reads. 0, or -1 when the warning was
  * turned into an error (tools.c). */
 int kp_tools_warn_unloaded(const char *where, const char *tools_libs);
+/* kp_tools_warn_unloaded(where, NULL): the hook kp_runtime_after_auto_init
+ * points at (tools.c). */
+int kp_tools_warn_after_auto_init(const char *where);
 
 /* View methods whose bodies live with their protocol; view_type.c lists them in
  * the View type's one method and getset table. */

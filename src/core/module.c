@@ -237,6 +237,7 @@ static int kp_module_exec(PyObject *module) {
   if (kp_capi_add(module) < 0) return -1;
   PyObject *tools = kp_tools_add(module);
   if (!tools || kp_tuning_add(tools) < 0) return -1;
+  kp_runtime_after_auto_init = kp_tools_warn_after_auto_init;
   if (kp_runtime_add(module) < 0) return -1;
   return 0;
 }

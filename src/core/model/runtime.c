@@ -57,12 +57,15 @@ int kp_runtime_ensure(void) {
   }
   kp_init_settings settings = {-1, -1, -1, -1, NULL, NULL};
   if (kp_initialize_with(0, NULL, &settings) < 0) return -1;
-  /* The Tools library named in the environment failed to load: say so here
-   * too, as kokkos.initialize() does (a warning turned error is dropped:
-   * Kokkos is initialized, and the operation goes on). */
-  if (kp_tools_warn_unloaded("Kokkos initialized on first use", NULL) < 0) PyErr_Clear();
+  /* What a higher layer wants said after an automatic initialization (the
+   * Tools layer: a library named in the environment that did not load). A
+   * warning turned error is dropped: Kokkos is initialized, and the
+   * operation goes on. */
+  if (kp_runtime_after_auto_init && kp_runtime_after_auto_init("Kokkos initialized on first use") < 0) PyErr_Clear();
   return 0;
 }
+
+int (*kp_runtime_after_auto_init)(const char *where) = NULL;
 
 /* Copies an optional str argument to a malloc'd UTF-8 string (NULL for None). */
 static int kp_optional_utf8(PyObject *obj, const char *name, const char **out) {

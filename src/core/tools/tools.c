@@ -885,6 +885,8 @@ int kp_tools_warn_unloaded(const char *where, const char *tools_libs) {
                           where, version, named, named == tools ? "KOKKOS_TOOLS_LIBS" : "KOKKOS_PROFILE_LIBRARY");
 }
 
+int kp_tools_warn_after_auto_init(const char *where) { return kp_tools_warn_unloaded(where, NULL); }
+
 /* _warn_unloaded(where, tools_libs): kp_tools_warn_unloaded for
  * kokkos.initialize() (tools_libs: str or None). */
 static PyObject *kp_tools_py_warn_unloaded(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
