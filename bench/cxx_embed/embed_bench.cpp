@@ -6,6 +6,11 @@
 // hand-over alone) and one that takes each argument as a NumPy array.
 // Each pair is timed back to back, round after round; the median ratio of
 // the rounds is printed.
+//
+// `embed_bench count views|arrays N` makes N calls of the first function
+// only, with one kind of argument, and prints nothing: bench_embed.py
+// --callgrind runs it under valgrind at two N and prints the instructions
+// per call (the difference over the difference).
 #include <kokkos_python/pybind11.hpp>
 #include <pybind11/embed.h>
 #include <pybind11/numpy.h>
@@ -13,6 +18,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace py = pybind11;
@@ -54,9 +61,26 @@ void compare(const char *arg_case, py::object arg_function, const Field (&arg_fi
   std::printf("%-52s %8.0f ns %8.0f ns %6.2fx\n", arg_case, ours[4] * 1e9, theirs[4] * 1e9, ratios[4]);
 }
 
+// The calls alone, for instruction counts.
+void count(py::object arg_function, const Field (&arg_fields)[4], bool arg_views, long arg_calls) {
+  const py::capsule base(new int(0), [](void *p) { delete static_cast<int *>(p); });
+  for (long i = 0; i < arg_calls; ++i) {
+    if (arg_views)
+      arg_function(arg_fields[0], arg_fields[1], arg_fields[2], arg_fields[3]);
+    else
+      arg_function(wrap(arg_fields[0], base), wrap(arg_fields[1], base), wrap(arg_fields[2], base),
+                   wrap(arg_fields[3], base));
+  }
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  const bool counting = argc == 4 && std::strcmp(argv[1], "count") == 0;
+  if (argc != 1 && !counting) {
+    std::fprintf(stderr, "usage: %s [count views|arrays CALLS]\n", argv[0]);
+    return 2;
+  }
   Kokkos::initialize();
   {
     const Field fields[4] = {Field("u", 1000), Field("v", 1000), Field("w", 1000), Field("x", 1000)};
@@ -70,10 +94,14 @@ def as_numpy(a, b, c, d):
     np.asarray(a); np.asarray(b); np.asarray(c); np.asarray(d)
 )",
              ns);
-    std::printf("%-52s %11s %11s %7s\n", "Python function called from C++ with 4 arrays", "Views", "py::array",
-                "ratio");
-    compare("def f(a, b, c, d): pass", ns["nothing"], fields);
-    compare("def f(a, b, c, d): np.asarray(each)", ns["as_numpy"], fields);
+    if (counting) {
+      count(ns["nothing"], fields, std::strcmp(argv[2], "views") == 0, std::atol(argv[3]));
+    } else {
+      std::printf("%-52s %11s %11s %7s\n", "Python function called from C++ with 4 arrays", "Views", "py::array",
+                  "ratio");
+      compare("def f(a, b, c, d): pass", ns["nothing"], fields);
+      compare("def f(a, b, c, d): np.asarray(each)", ns["as_numpy"], fields);
+    }
   }
   Kokkos::finalize();
 }
