@@ -1,6 +1,9 @@
 """Cost of passing Views into and out of bound C++ functions, against the
 same pybind11 function taking py::array_t<double> NumPy arrays, measured in
-one run. Goal: within 1.5x.
+one run. Goal: within 1.5x; a new View returned from C++ within 1.3x of a new
+array (issue 25), for pybind11 and nanobind, the Kokkos allocation included.
+The last lines split a new View's cost into the Kokkos::View allocation
+(made and dropped in C++ alone) and the hand-over to Python.
 
 Builds bench/cxx/ (pybind11 and nanobind modules) against the installed
 package with CMake first. Run: .venv/bin/python bench/bench_cxx.py
@@ -53,16 +56,21 @@ def main():
         ("in+out: pybind11, View from C++ (vs new array back)", "pyb.view_in_out(c)", "pyb.array_in_new_out(a)"),
         ("in+out: nanobind, View from Python (vs new array back)", "nb.view_in_out(v)", "pyb.array_in_new_out(a)"),
         ("out: a View C++ holds (vs new array over C++ memory)", "pyb.view_held()", "pyb.array_held()"),
-        ("out: new 1000-element View from C++ (vs new array)", "pyb.view_new(1000)", "pyb.array_new(1000)"),
+        ("out: new 1000-element View from C++ (vs new array)", "pyb.view_new(1000)", "pyb.array_new(1000)", 1.3),
+        ("out: nanobind, new 1000-element View (vs nanobind ndarray)", "nb.view_new(1000)", "nb.array_new(1000)", 1.3),
     ]
-    for name, ours, ref in cases:
+    for name, ours, ref, *goal in cases:
         ratio, o, r = compare(ours, ref, g, number=100000)
-        print(f"{name:<58} {o * 1e9:>6.0f} ns {r * 1e9:>6.0f} ns {ratio:>6.2f}x   goal <= 1.5x")
-    ratio, new, alloc = compare("pyb.view_new(1000)", "pyb.view_alloc_only(1000)", g, number=100000)
-    print(
-        f"  (allocating the Kokkos::View in C++ alone takes {alloc * 1e9:.0f} ns of that; "
-        f"the hand-over to Python {(new - alloc) * 1e9:.0f} ns)"
-    )
+        print(f"{name:<58} {o * 1e9:>6.0f} ns {r * 1e9:>6.0f} ns {ratio:>6.2f}x   goal <= {goal[0] if goal else 1.5}x")
+    for lib, ref in (("pybind11", "pyb.array_new(1000)"), ("nanobind", "nb.array_new(1000)")):
+        m = "pyb" if lib == "pybind11" else "nb"
+        _, new, alloc = compare(f"{m}.view_new(1000)", f"{m}.view_alloc_only(1000)", g, number=100000)
+        alone, _, array = compare(f"{m}.view_alloc_only(1000)", ref, g, number=100000)
+        print(
+            f"  {lib}: of a new View's {new * 1e9:.0f} ns, the Kokkos::View made and dropped in C++ alone takes "
+            f"{alloc * 1e9:.0f} ns, the hand-over to Python {(new - alloc) * 1e9:.0f} ns; the Kokkos::View alone "
+            f"is {alone:.2f}x the whole new array ({array * 1e9:.0f} ns in that round)"
+        )
 
 
 if __name__ == "__main__":

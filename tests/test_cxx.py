@@ -407,6 +407,51 @@ def test_cpp_view_comes_back_as_the_same_kokkos_view(mod):
     assert mod.use_count_2d(v) >= 2
 
 
+def test_cpp_view_handed_over_without_a_heap_copy(mod):
+    v = mod.make_kept(2)
+    # the Python View shares the C++ reference count from inside its owner:
+    # nothing the cycle collector could follow, so neither is tracked
+    assert not gc.is_tracked(v) and not gc.is_tracked(v.allocation)
+    assert type(v).__name__ == "KokkosView_float64_HostSpace_LayoutRight_2"
+    assert mod.held_use_counts() == [2]
+    w = mod.get_held(0)  # handed over again: a second owner, a second share
+    assert w is not v and w.data == v.data and mod.held_use_counts() == [3]
+    del v, w
+    gc.collect()
+    assert mod.held_use_counts() == [1]
+
+
+def test_python_subview_of_cpp_view_is_tracked_by_its_allocation(mod):
+    v = mod.make_kept(4)
+    sub = v[1:3, :]
+    del v
+    gc.collect()
+    # C++ sees the subview as memory of the original Kokkos allocation:
+    # C++'s copy + the Python owner's share + the subview C++ now holds
+    mod.hold(sub)
+    assert mod.held_use_counts() == [3, 3]
+    data, count, label = mod.probe(sub)
+    assert data == sub.data and label == "kept"
+    np.asarray(sub)[...] = 4.0
+    whole = expected("float64", (4, 2))
+    whole[1:3] = 4.0
+    assert mod.held_sum() == pytest.approx(whole.sum() + 4 * 4.0)  # one memory
+    mod.release_held()
+    assert mod.echo_2d(sub).data == sub.data
+
+
+def test_view_of_version_1_module_comes_back_as_the_same_kokkos_view(pyb):
+    pyb.release_held()
+    v = pyb.make_kept_v1(2)  # a heap copy, as modules on the first C API version made
+    assert v.label == "kept_v1" and pyb.held_use_counts() == [2]
+    pyb.hold(v)  # recognized: a copy of the original Kokkos::View, not a new record
+    assert pyb.held_use_counts() == [3, 3]
+    assert pyb.probe(v)[0] == v.data and pyb.probe(v)[2] == "kept_v1"
+    pyb.release_held()
+    del v
+    gc.collect()
+
+
 def test_python_memory_kept_alive_by_cpp(mod):
     a = np.arange(8.0).reshape(4, 2)
     ref = weakref.ref(a)

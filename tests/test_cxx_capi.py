@@ -37,6 +37,7 @@ def test_api_info(c):
     assert info["has_runtime"]
     assert "kokkoscore" in info["kokkos_library"]
     assert info["is_initialized"] == 1 and info["is_finalized"] == 0
+    assert info["version"] >= 2 and info["inline_capacity"] >= 64
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -145,6 +146,94 @@ def test_external_owner_tags(c):
     assert c.external_ctx(v, "another.tag") is None
     assert c.external_ctx(kokkos.array("k", [2], dtype=kokkos.double), c.tag) is None
     assert c.external_ctx(v[1:], c.tag) == c.external_ctx(v, c.tag)  # same owner
+
+
+# ---- view_from_inline (version 2): the context lives in the View's owner -----------------
+
+
+@pytest.mark.parametrize("shape", [(), (5,), (3, 4)], ids=str)
+def test_view_with_inline_context(c, shape):
+    made, gone, misaligned = c.inline_calls()
+    live = c.live_buffers()
+    v = c.from_inline(int(kokkos.int32), list(shape), label="inline_mem")
+    assert c.inline_calls() == (made + 1, gone, 0) and misaligned == 0
+    assert type(v).__base__ is kokkos.View and v.label == "inline_mem" and v.shape == shape
+    np.asarray(v)[...] = 7
+    ctx = c.external_ctx(v, c.inline_tag)
+    assert ctx is not None and ctx % 16 == 0  # the storage itself, aligned
+    assert c.external_ctx(v, c.tag) is None
+    assert not gc.is_tracked(v) and not gc.is_tracked(v.allocation)  # no Python object behind it
+    sub = v[1:] if len(shape) >= 1 else None
+    del v
+    gc.collect()
+    assert c.inline_calls()[1] == gone + (0 if shape else 1)  # the subview keeps the context
+    if sub is not None:
+        assert c.external_ctx(sub, c.inline_tag) == ctx and (np.asarray(sub) == 7).all()
+    del sub
+    gc.collect()
+    assert c.inline_calls() == (made + 1, gone + 1, 0) and c.live_buffers() == live
+
+
+def test_no_leak_over_many_inline_views(c):
+    made, gone, _ = c.inline_calls()
+    live = c.live_buffers()
+    for _ in range(20000):
+        v = c.from_inline(int(kokkos.double), [4, 4], label="loop")
+        np.asarray(v)[0, 0] = 1.0
+    del v
+    gc.collect()
+    assert c.inline_calls()[:2] == (made + 20000, gone + 20000) and c.live_buffers() == live
+
+
+INLINE_BAD = [
+    ("too big", {"size": 65}, ValueError, r"view_from_inline\(\): a context of 65 bytes does not fit the 64 bytes"),
+    ("no construct", {"null_construct": True}, ValueError, r"construct and destroy functions are required"),
+    ("overflow", {"shape": [2**62, 2**62]}, ValueError, r"view_from_inline\(\): a View of this shape would need"),
+    ("extent", {"shape": [2, -1]}, ValueError, r"extent 1 is -1; extents must be >= 0"),
+]
+
+
+@pytest.mark.parametrize("kw,exc,match", [b[1:] for b in INLINE_BAD], ids=[b[0] for b in INLINE_BAD])
+def test_inline_rejections_build_nothing(c, kw, exc, match):
+    calls, live = c.inline_calls(), c.live_buffers()
+    kw = {"shape": [2], **kw}
+    with pytest.raises(exc, match=match):
+        c.from_inline(int(kokkos.double), kw.pop("shape"), **kw)
+    assert c.inline_calls() == calls and c.live_buffers() == live  # construct never ran; the buffer is ours
+
+
+def test_inline_context_destroyed_when_the_view_cannot_be_made(c):
+    # strides spanning more than the address space are found after the context was built
+    made, gone, _ = c.inline_calls()
+    live = c.live_buffers()
+    with pytest.raises(BufferError, match=r"^kokkos: these extents and strides would span more than"):
+        c.from_inline(int(kokkos.double), [4], strides=[2**62])
+    assert c.inline_calls()[:2] == (made + 1, gone + 1) and c.live_buffers() == live
+
+
+def test_deleter_not_called_when_the_view_cannot_be_made(c):
+    calls, live = c.deleter_calls(), c.live_buffers()
+    with pytest.raises(BufferError, match=r"^kokkos: these extents and strides would span more than"):
+        c.raw(1, int(kokkos.double), 0, 0, [4], [2**62], False, False)
+    assert c.deleter_calls() == calls and c.live_buffers() == live
+
+
+def test_labels_handed_over(c):
+    """Labels come from a small cache keyed by their bytes: many labels (more
+    than it holds, so that they collide), non-ASCII, long and empty ones all
+    read back as given, and Views of one label share one str."""
+    labels = [f"label_{i}" for i in range(300)] + ["Temperatur_°C", "x" * 65, "y" * 64, ""]
+    views = [c.from_inline(int(kokkos.double), [1], label=text) for text in labels]
+    assert [v.label for v in views] == labels
+    again = [c.from_inline(int(kokkos.double), [1], label=text) for text in labels]
+    assert [v.label for v in again] == labels
+    same = [c.from_inline(int(kokkos.double), [1], label="y" * 64) for _ in range(2)]
+    assert same[0].label is same[1].label
+    assert c.from_inline(int(kokkos.double), [1]).label == ""  # NULL: no label
+    made, gone, _ = c.inline_calls()
+    with pytest.raises(UnicodeDecodeError):
+        c.from_inline(int(kokkos.double), [1], label_bytes=b"\xff")
+    assert c.inline_calls()[:2] == (made + 1, gone + 1)
 
 
 def test_view_from_object(c):

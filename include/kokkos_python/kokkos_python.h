@@ -28,8 +28,10 @@
 extern "C" {
 #endif
 
-/* Version of the table layout this header describes. */
-#define KOKKOS_PYTHON_API_VERSION 1
+/* Version of the table layout this header describes.
+ *   1: the first table, up to check_runtime.
+ *   2: inline_capacity and view_from_inline appended. */
+#define KOKKOS_PYTHON_API_VERSION 2
 /* The capsule: attribute _C_API of kokkos._core, with this name. */
 #define KOKKOS_PYTHON_API_CAPSULE "kokkos._core._C_API"
 
@@ -120,6 +122,12 @@ typedef struct kokkos_python_view_desc {
  * first. Must not raise or call back into the View. */
 typedef void (*kokkos_python_deleter)(void *ctx);
 
+/* Builds a context in storage (at least as many bytes as were asked for,
+ * aligned to 16) from src, e.g. copy-constructs a C++ object there. Called
+ * once, with the GIL held; must not fail, raise or call into the core.
+ * (Version 2.) */
+typedef void (*kokkos_python_construct)(void *storage, const void *src);
+
 typedef struct kokkos_python_api {
   /* KOKKOS_PYTHON_API_VERSION of the core; first, and never moved. */
   uint32_t version;
@@ -195,6 +203,27 @@ typedef struct kokkos_python_api {
    * library. Otherwise -1 with ImportError naming both libraries and
    * versions; module names the caller in the message. */
   int (*check_runtime)(const void *user_runtime, int32_t user_kokkos_version, const char *module);
+
+  /* ---- version 2 ---- */
+
+  /* Bytes of context view_from_inline keeps in a View's owner (at least 64). */
+  uint32_t inline_capacity;
+
+  /* As view_from_deleter, with the context kept inside the View's owner
+   * instead of on the caller's heap: the core calls construct(storage, src)
+   * once, with storage of size bytes (size <= inline_capacity, aligned to
+   * 16) that lives with the owner, and later destroy(storage), exactly once
+   * and under the same rules as a deleter (the last Python reference goes,
+   * or Kokkos finalizes first when kokkos_bound). external_owner with this
+   * tag then stores storage in *ctx. Handing a C++ View's reference count
+   * over this way costs no heap allocation (kokkos_python.hpp's to_python).
+   * On failure returns NULL with an exception (ValueError: size above
+   * inline_capacity, construct or destroy NULL, a bad description; the
+   * errors of view_from_deleter), having called destroy for anything
+   * construct built: nothing is left to release, and src still belongs to
+   * the caller. */
+  PyObject *(*view_from_inline)(const kokkos_python_view_desc *desc, size_t size, kokkos_python_construct construct,
+                                const void *src, kokkos_python_deleter destroy, int kokkos_bound, const char *tag);
 } kokkos_python_api;
 
 /* ---- import -------------------------------------------------------------- */

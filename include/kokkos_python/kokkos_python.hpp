@@ -463,11 +463,14 @@ std::string type_name() {
 
 // ---- C++ -> Python ------------------------------------------------------------------
 
-// Describes arg_view; arg_label must outlive arg_desc's use.
+// Describes arg_view; arg_label must outlive arg_desc's use. Extents and
+// strides past the rank are left as they were: nobody reads them (and
+// clearing the whole description, a `rep stos` of 152 bytes, was the
+// costliest step of handing a View over).
 template <class ViewT>
 void describe(const ViewT &arg_view, const std::string &arg_label, kokkos_python_view_desc &arg_desc) {
   using info = view_info<ViewT>;
-  std::memset(&arg_desc, 0, sizeof arg_desc);
+  arg_desc.reserved = 0;
   const int rank = rank_of(arg_view);
   size_t strides[KOKKOS_PYTHON_MAX_RANK + 1] = {};
   arg_view.stride(strides);
@@ -486,9 +489,28 @@ void describe(const ViewT &arg_view, const std::string &arg_label, kokkos_python
   arg_desc.label = arg_label.c_str();
 }
 
-// The heap copy of a Kokkos::View that a Python View owns. Its tag names the
-// exact View type (and this header's version), so from_python in any module
-// recognizes it and returns the original View.
+// What a Python View over a C++ View's memory keeps: a share of the View's
+// reference count (its allocation tracker), built inside the Python View's
+// owner through the C API's view_from_inline, so handing a View over
+// allocates nothing besides the Python objects. Every module in the process
+// shares one Kokkos library (import() checks it), so the tracker means the
+// same to all of them and the tag names no View type: from_python in any
+// module sees a View of this owner as memory of that Kokkos allocation and
+// returns a View tracked by its record (the original Kokkos::View, for the
+// View that went over; a subview of it, for a Python subview).
+struct tracker_context {
+  using tracker = Kokkos::Impl::SharedAllocationTracker;
+  static const char *tag() noexcept { return "kokkos_python::SharedAllocationTracker"; }
+  static void construct(void *arg_storage, const void *arg_src) noexcept {
+    new (arg_storage) tracker(*static_cast<const tracker *>(arg_src));
+  }
+  static void destroy(void *arg_storage) noexcept { static_cast<tracker *>(arg_storage)->~tracker(); }
+};
+
+// The heap copy of a Kokkos::View that a Python View owned before the C API
+// had view_from_inline (modules built with C++ layer version 1). Its tag
+// names the exact View type; from_python still recognizes the Views such
+// modules hand over and returns the original View.
 template <class ViewT, int Version = KOKKOS_PYTHON_CXX_VERSION>
 struct view_holder {
   ViewT m_view;
@@ -853,7 +875,9 @@ PyObject *to_python(const ViewT &arg_view, PyObject *arg_owner) noexcept {
 // form. nullptr with an exception on failure.
 template <class ViewT>
 PyObject *to_python(const ViewT &arg_view) noexcept {
-  using holder = detail::view_holder<ViewT>;
+  using context = detail::tracker_context;
+  static_assert(sizeof(context::tracker) <= 64 && alignof(context::tracker) <= 16,
+                "kokkos_python: a View's tracker must fit the 64 bytes view_from_inline promises");
   if (import() < 0) return nullptr;
   try {
     if (const auto *rec = detail::python_record::of(arg_view)) return to_python(arg_view, rec->view());
@@ -861,10 +885,9 @@ PyObject *to_python(const ViewT &arg_view) noexcept {
     const std::string label = arg_view.label();
     kokkos_python_view_desc desc;
     detail::describe(arg_view, label, desc);
-    auto *copy = new holder(arg_view);
-    PyObject *obj = api()->view_from_deleter(&desc, &holder::release, copy, 1, holder::tag());
-    if (!obj) delete copy;
-    return obj;
+    // A DynRankView's underlying View may be a temporary: it lives to the end of this statement.
+    return api()->view_from_inline(&desc, sizeof(context::tracker), &context::construct,
+                                   &detail::underlying(arg_view).impl_track(), &context::destroy, 1, context::tag());
   } catch (const std::bad_alloc &) {
     return PyErr_NoMemory();
   } catch (const std::exception &e) {
@@ -903,20 +926,29 @@ bool from_python(PyObject *arg_obj, ViewT &arg_out) noexcept {
     // initialized Kokkos this initializes it (as creating a View does);
     // once Kokkos was finalized this is a RuntimeError rather than an abort.
     if (api()->runtime_ensure() < 0) return false;
+    bool empty = false;
+    for (int r = 0; r < desc.rank; ++r) empty = empty || desc.extents[r] == 0;
+    if (info::memory_traits::is_unmanaged || empty) {
+      arg_out = detail::build<ViewT>(desc, Kokkos::Impl::SharedAllocationTracker(), false);
+      return true;
+    }
+    // Memory of a Kokkos allocation that C++ handed over: a View tracked by
+    // that allocation's record, as the original was.
     void *ctx = nullptr;
-    const int mine = api()->external_owner(arg_obj, holder::tag(), &ctx);
+    int mine = api()->external_owner(arg_obj, detail::tracker_context::tag(), &ctx);
+    if (mine < 0) return false;
+    if (mine == 1) {
+      arg_out = detail::build<ViewT>(desc, *static_cast<const detail::tracker_context::tracker *>(ctx), true);
+      return true;
+    }
+    // Handed over by a module built with C++ layer version 1: its heap copy.
+    mine = api()->external_owner(arg_obj, holder::tag(), &ctx);
     if (mine < 0) return false;
     if (mine == 1 && detail::same_geometry(static_cast<holder *>(ctx)->m_view, desc)) {
       arg_out = static_cast<holder *>(ctx)->m_view;
       return true;
     }
     Kokkos::Impl::SharedAllocationTracker track;
-    bool empty = false;
-    for (int r = 0; r < desc.rank; ++r) empty = empty || desc.extents[r] == 0;
-    if (info::memory_traits::is_unmanaged || empty) {
-      arg_out = detail::build<ViewT>(desc, track, false);
-      return true;
-    }
     const std::string label = desc.label ? desc.label : "";
     Py_INCREF(arg_obj);
     detail::python_record *rec;

@@ -224,6 +224,9 @@ void kp_slots_free(kp_slots *t, void (*release)(void *));
 
 /* ---- module state ------------------------------------------------------------ */
 
+/* Entries of the C API's label cache (a power of two). */
+#define KP_CAPI_LABELS 64
+
 typedef struct kp_state {
   PyTypeObject *view_type;
   PyTypeObject *dyn_rank_view_type;
@@ -245,6 +248,7 @@ typedef struct kp_state {
   PyObject *dl[KP_DL_CONST_COUNT];       /* the exchange protocols' names and constants (import.c) */
   PyObject *enum_types[KP_FAMILY_COUNT]; /* the enumeration classes, once registered */
   kp_slots label_cache;                  /* default labels of kokkos.array (strong), by kind/dtype/rank/layout/space */
+  PyObject *capi_labels[KP_CAPI_LABELS]; /* labels of Views handed over through the C API (strong; capi.c) */
   /* The per-combination View classes (view_class.c): a list of (class,
    * name bytes) holding them, and a table of borrowed pointers indexed by
    * the combination, allocated on first use. */
@@ -327,6 +331,9 @@ typedef enum kp_owner_kind {
   KP_OWNER_EXTERNAL  /* a deleter supplied through the C API */
 } kp_owner_kind;
 
+/* Bytes of context an Allocation can hold inline (the C API's inline_capacity). */
+#define KP_OWNER_INLINE_BYTES 64
+
 typedef struct kp_owner {
   PyObject_HEAD
   kp_owner_kind kind;
@@ -334,11 +341,18 @@ typedef struct kp_owner {
   void *data;
   PyObject *label;    /* str */
   PyObject *exporter; /* KP_OWNER_PYOBJECT: the object owning the memory */
-  Py_buffer buffer;   /* held when has_buffer */
+  union {
+    Py_buffer buffer; /* KP_OWNER_PYOBJECT: held when has_buffer */
+    /* KP_OWNER_EXTERNAL: a context kept in the Allocation itself (the C API's
+     * view_from_inline: a C++ View's reference count), so that handing
+     * memory over takes no second heap record */
+    _Alignas(16) unsigned char inline_ctx[KP_OWNER_INLINE_BYTES];
+  };
   int has_buffer;
   size_t host_bytes;       /* KP_OWNER_KOKKOS in HostSpace: the size (kp_bridge_host_allocate'd); 0 otherwise */
   void (*deleter)(void *); /* KP_OWNER_EXTERNAL */
   void *deleter_ctx;
+  const char *tag;        /* KP_OWNER_EXTERNAL: the tag given through the C API (external_owner), or NULL */
   int released;           /* memory is gone (Kokkos finalized) */
   int registered;         /* in the finalize registry */
   Py_ssize_t exports;     /* buffers / capsules handed out of this memory */
@@ -357,7 +371,10 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
  * buffer, when given, at the end; the Py_buffer is moved in). */
 kp_owner *kp_owner_from_pyobject(kp_state *st, int space, void *data, PyObject *exporter, Py_buffer *buffer);
 /* New reference to an Allocation whose memory is released by calling
- * deleter(ctx); registered for Kokkos finalize when kokkos_bound. */
+ * deleter(ctx); registered for Kokkos finalize when kokkos_bound. On
+ * failure NULL with MemoryError, having called deleter(ctx) (when not NULL:
+ * a caller that must keep its memory on failure passes NULL and sets
+ * deleter, deleter_ctx and tag afterwards). */
 kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*deleter)(void *), void *ctx,
                                 int kokkos_bound);
 /* Called from Kokkos' finalize hook: releases every registered Allocation. */
@@ -431,6 +448,13 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
  * strides in elements; layout is derived from them. */
 kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank, const Py_ssize_t *shape,
                       const Py_ssize_t *strides, int dtype, int space, unsigned traits, int readonly, PyObject *label);
+/* kp_view_wrap with the layout given (it must describe the strides: a
+ * rank-1 or extent-1 View fits more than one) instead of derived, and the
+ * span of the strides already checked (kp_check_span) by the caller, or
+ * known to be fine (contiguous strides of extents kp_checked_bytes took). */
+kp_view *kp_view_wrap_as(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank,
+                         const Py_ssize_t *shape, const Py_ssize_t *strides, int dtype, int space, int layout,
+                         unsigned traits, int readonly, PyObject *label);
 /* 1 if released (and sets RuntimeError naming the label), else 0. */
 int kp_view_check_released(kp_view *v);
 /* 1 if host code may touch this View's memory; else sets an error saying to
@@ -524,6 +548,8 @@ PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 /* Publishes the C function table as kokkos._core._C_API; -1 with exception. */
 int kp_capi_add(PyObject *module);
+/* Drops the C API's label cache (module clear). */
+void kp_capi_clear(kp_state *st);
 /* Adds the Kokkos Tools submodule kokkos._core._tools (tools.c): the
  * submodule (borrowed: module holds it), or NULL on error. */
 PyObject *kp_tools_add(PyObject *module);

@@ -276,6 +276,7 @@ static int kp_module_clear(PyObject *module) {
   for (int i = 0; i < KP_DL_CONST_COUNT; ++i) Py_CLEAR(st->dl[i]);
   kp_args_clear(st);
   kp_array_clear(st);
+  kp_capi_clear(st);
   kp_view_classes_free(st);
   Py_CLEAR(st->view_classes);
   return 0;

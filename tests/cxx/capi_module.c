@@ -10,6 +10,11 @@
  *   describe(view) -> dict;  owner(view);  is_view(obj);  is_dyn_rank_view(obj)
  *   is_released(obj);  external_ctx(view, tag);  view_from_object(obj, w, d)
  *   api_info() -> dict;  check_runtime_other() -> raises ImportError
+ *   from_inline(dtype, shape, strides=None, size=16, label=None,
+ *               kokkos_bound=False, null_construct=False)
+ *       -> View over malloc'd memory whose context (the buffer) lives in the
+ *          View's owner (view_from_inline, C API version 2)
+ *   inline_calls() -> (constructs, destroys, misaligned)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -90,6 +95,86 @@ static PyObject *from_malloc(PyObject *self, PyObject *args, PyObject *kw) {
     --s_live;
   }
   return v;
+}
+
+/* ---- view_from_inline: the context is built inside the View's owner ------------------ */
+
+static const char s_inline_tag[] = "kp_test_c.inline";
+static long s_constructs = 0, s_destroys = 0, s_misaligned = 0;
+
+typedef struct inline_context {
+  void *buffer;
+  long serial;
+} inline_context;
+
+static void inline_construct(void *storage, const void *src) {
+  if ((uintptr_t)storage % 16 != 0) ++s_misaligned;
+  inline_context *c = (inline_context *)storage;
+  c->buffer = *(void *const *)src;
+  c->serial = ++s_constructs;
+}
+
+static void inline_destroy(void *storage) {
+  inline_context *c = (inline_context *)storage;
+  free(c->buffer);
+  c->buffer = NULL;
+  ++s_destroys;
+  --s_live;
+}
+
+static PyObject *from_inline(PyObject *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"dtype",        "shape",          "strides",     "size", "label",
+                           "kokkos_bound", "null_construct", "label_bytes", NULL};
+  int dtype, bound = 0, null_construct = 0;
+  PyObject *shape, *strides = Py_None;
+  Py_ssize_t size = (Py_ssize_t)sizeof(inline_context);
+  const char *label = NULL, *label_bytes = NULL; /* label_bytes: not UTF-8 checked */
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "iO|Onzppy", kwlist, &dtype, &shape, &strides, &size, &label, &bound,
+                                   &null_construct, &label_bytes))
+    return NULL;
+  if (label_bytes) label = label_bytes;
+  kokkos_python_view_desc d;
+  memset(&d, 0, sizeof d);
+  if (parse_shape(shape, &d) < 0) return NULL;
+  if (dtype < 0 || dtype >= KOKKOS_PYTHON_DTYPE_COUNT) {
+    PyErr_SetString(PyExc_ValueError, "bad dtype");
+    return NULL;
+  }
+  int64_t n = 1, s = 1;
+  for (int i = 0; i < d.rank; ++i) n *= d.extents[i];
+  for (int i = d.rank - 1; i >= 0; --i) {
+    d.strides[i] = s;
+    s *= d.extents[i] > 0 ? d.extents[i] : 1;
+  }
+  if (strides != Py_None) {
+    PyObject *seq = PySequence_Fast(strides, "strides must be a sequence");
+    if (!seq) return NULL;
+    for (int i = 0; i < d.rank && i < PySequence_Fast_GET_SIZE(seq); ++i)
+      d.strides[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+    Py_DECREF(seq);
+    if (PyErr_Occurred()) return NULL;
+  }
+  void *buffer = calloc((size_t)(n > 0 ? n : 1), (size_t)itemsizes[dtype]);
+  if (!buffer) return PyErr_NoMemory();
+  d.data = buffer;
+  d.dtype = dtype;
+  d.space = KOKKOS_PYTHON_HOST_SPACE;
+  d.layout = strides == Py_None ? KOKKOS_PYTHON_LAYOUT_RIGHT : KOKKOS_PYTHON_LAYOUT_STRIDE;
+  d.label = label;
+  ++s_live;
+  long destroys = s_destroys;
+  PyObject *v = API->view_from_inline(&d, (size_t)size, null_construct ? NULL : inline_construct, &buffer,
+                                      inline_destroy, bound, s_inline_tag);
+  if (!v && s_destroys == destroys) {
+    /* Not handed over, and nothing built to destroy: still ours. */
+    free(buffer);
+    --s_live;
+  }
+  return v;
+}
+
+static PyObject *inline_calls(PyObject *self, PyObject *unused) {
+  return Py_BuildValue("(lll)", s_constructs, s_destroys, s_misaligned);
 }
 
 static PyObject *deleter_calls(PyObject *self, PyObject *unused) { return PyLong_FromLong(s_deleter_calls); }
@@ -195,11 +280,11 @@ static PyObject *view_from_object(PyObject *self, PyObject *args) {
 }
 
 static PyObject *api_info(PyObject *self, PyObject *unused) {
-  return Py_BuildValue("{sIsIsisisOsssisi}", "version", (unsigned)API->version, "size", (unsigned)API->size,
+  return Py_BuildValue("{sIsIsisisOsssisisI}", "version", (unsigned)API->version, "size", (unsigned)API->size,
                        "kokkos_version", (int)API->kokkos_version, "max_rank", (int)API->max_rank, "has_runtime",
                        API->kokkos_runtime ? Py_True : Py_False, "kokkos_library",
                        API->kokkos_library ? API->kokkos_library : "", "is_initialized", API->is_initialized(),
-                       "is_finalized", API->is_finalized());
+                       "is_finalized", API->is_finalized(), "inline_capacity", (unsigned)API->inline_capacity);
 }
 
 static PyObject *runtime_ensure(PyObject *self, PyObject *unused) {
@@ -221,6 +306,8 @@ static PyObject *check_runtime_same(PyObject *self, PyObject *unused) {
 static PyMethodDef methods[] = {
     {"from_malloc", (PyCFunction)(void (*)(void))from_malloc, METH_VARARGS | METH_KEYWORDS, NULL},
     {"deleter_calls", deleter_calls, METH_NOARGS, NULL},
+    {"from_inline", (PyCFunction)(void (*)(void))from_inline, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"inline_calls", inline_calls, METH_NOARGS, NULL},
     {"live_buffers", live_buffers, METH_NOARGS, NULL},
     {"from_owner", from_owner, METH_VARARGS, NULL},
     {"raw", raw, METH_VARARGS, NULL},
@@ -239,6 +326,7 @@ static PyMethodDef methods[] = {
 
 static int exec_module(PyObject *m) {
   if (kokkos_python_import() < 0) return -1;
+  if (PyModule_AddStringConstant(m, "inline_tag", s_inline_tag) < 0) return -1;
   return PyModule_AddStringConstant(m, "tag", s_tag);
 }
 

@@ -28,7 +28,9 @@ def both_sides_alive(module, finalize_from):
     a = np.arange(4.0)
     m.scale(a, 2.0)
     cv = c.from_malloc(int(kokkos.double), [4], label="cside", kokkos_bound=True)
+    ci = c.from_inline(int(kokkos.double), [4], label="cinline", kokkos_bound=True)
     calls = c.deleter_calls()
+    made, gone, _ = c.inline_calls()
     assert m.held_count() == 2 and not v.released
     if finalize_from == "python":
         kokkos.finalize()
@@ -37,8 +39,10 @@ def both_sides_alive(module, finalize_from):
     assert kokkos.is_finalized()
     assert v.released and w.released and cv.released
     assert c.is_released(cv) and c.deleter_calls() == calls + 1  # dropped at finalize, once
+    assert c.is_released(ci) and c.inline_calls()[:2] == (made, gone + 1)
+    assert c.external_ctx(ci, c.inline_tag) is None  # the context is gone
     assert m.held_count() == 0  # the module's finalize hook ran
-    for view, label in ((v, "kept"), (w, "pyside"), (cv, "cside")):
+    for view, label in ((v, "kept"), (w, "pyside"), (cv, "cside"), (ci, "cinline")):
         with raises(RuntimeError, label, "finalized"):
             np.asarray(view)
     with raises(RuntimeError, "was released when Kokkos was finalized"):
@@ -55,9 +59,15 @@ def both_sides_alive(module, finalize_from):
             m.echo_2d(v)  # a released View must not convert to a C++ View, and says why
     with raises(RuntimeError, "'pyside' was released"):
         m.as_f64_2d(w)
-    del v, w, cv
+    live = c.live_buffers()
+    with raises(RuntimeError, "view_from_deleter(): Kokkos has been finalized; Kokkos-owned memory"):
+        c.from_malloc(int(kokkos.double), [4], kokkos_bound=True)
+    with raises(RuntimeError, "view_from_inline(): Kokkos has been finalized; Kokkos-owned memory"):
+        c.from_inline(int(kokkos.double), [4], kokkos_bound=True)
+    assert c.live_buffers() == live and c.inline_calls()[:2] == (made, gone + 1)  # still the caller's
+    del v, w, cv, ci
     gc.collect()
-    assert c.deleter_calls() == calls + 1
+    assert c.deleter_calls() == calls + 1 and c.inline_calls()[:2] == (made, gone + 1)
     print("OK")
 
 

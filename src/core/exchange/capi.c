@@ -9,10 +9,18 @@
  * is a thin, checked wrapper around the core's internal API (core.h):
  * users hand in plain descriptions, never core structs.
  *
- * Ownership handed over through view_from_deleter goes through a small
- * heap record (capi_external) that remembers the user's deleter, its
- * context and a tag; it is what external_owner recognizes later, so a C++
- * View that went to Python comes back as the same Kokkos::View.
+ * Ownership handed over through view_from_deleter or view_from_inline is an
+ * Allocation (KP_OWNER_EXTERNAL) holding the user's deleter, its context
+ * and a tag; the tag is what external_owner recognizes later, so a C++ View
+ * that went to Python comes back as the same Kokkos::View. view_from_inline
+ * builds the context inside the Allocation (a C++ View's reference count):
+ * handing a View over then allocates the Allocation and the View, nothing
+ * else.
+ *
+ * The hand-over is a hot path (a C++ application calls Python with its
+ * Views at every step), so it makes each View with its final class and
+ * layout at once, and takes its label from a small cache rather than
+ * making a str per call.
  */
 #include "core.h"
 
@@ -51,19 +59,40 @@ _Static_assert(SAME(KOKKOS_PYTHON_MAX_RANK, KP_MAX_RANK), "public maximum rank m
  * module lives in sys.modules for the life of the process. */
 static kp_state *capi_state = NULL;
 
-/* ---- memory handed over with a deleter -------------------------------------------- */
+_Static_assert(KP_OWNER_INLINE_BYTES >= 64 && KP_OWNER_INLINE_BYTES % 16 == 0,
+               "kokkos_python.h promises at least 64 inline bytes, aligned to 16");
 
-typedef struct capi_external {
-  kokkos_python_deleter deleter;
-  void *ctx;
-  const char *tag;
-  int armed; /* 0 until the View exists: a failed hand-over never calls deleter */
-} capi_external;
+/* ---- labels ------------------------------------------------------------------------- */
 
-static void capi_external_release(void *arg) {
-  capi_external *ext = (capi_external *)arg;
-  if (ext->armed && ext->deleter) ext->deleter(ext->ctx);
-  PyMem_Free(ext); /* the core calls deleters with the GIL held */
+/* Labels up to this many bytes are cached. */
+enum { CAPI_LABEL_MAX = 64 };
+
+/* New reference to the str of a View's label (NULL: ""). C++ hands the same
+ * few labels over again and again (one per allocation), so ASCII labels are
+ * kept in a small direct-mapped cache keyed by their bytes (FNV-1a): a hit
+ * costs a hash and a comparison instead of decoding a new str, and every
+ * View of one label shares one str. NULL with UnicodeDecodeError. */
+static PyObject *capi_label(const char *label) {
+  if (!label) label = "";
+  uint32_t h = 2166136261u;
+  size_t n = 0;
+  for (; label[n] && n <= CAPI_LABEL_MAX; ++n) h = (h ^ (unsigned char)label[n]) * 16777619u;
+  if (n > CAPI_LABEL_MAX) return PyUnicode_FromString(label);
+  PyObject **slot = &capi_state->capi_labels[h & (KP_CAPI_LABELS - 1)];
+  PyObject *s = *slot;
+  if (s && (size_t)PyUnicode_GET_LENGTH(s) == n) {
+    const char *cached = (const char *)PyUnicode_DATA(s);
+    size_t i = 0;
+    while (i < n && cached[i] == label[i]) ++i; /* labels are short: no call to memcmp */
+    if (i == n) return Py_NewRef(s);
+  }
+  s = PyUnicode_DecodeUTF8(label, (Py_ssize_t)n, NULL);
+  if (s && PyUnicode_IS_COMPACT_ASCII(s)) Py_XSETREF(*slot, Py_NewRef(s)); /* only ASCII: one byte per character */
+  return s;
+}
+
+void kp_capi_clear(kp_state *st) {
+  for (int i = 0; i < KP_CAPI_LABELS; ++i) Py_CLEAR(st->capi_labels[i]);
 }
 
 /* ---- checks --------------------------------------------------------------------------- */
@@ -103,7 +132,7 @@ static int capi_check_desc(const kokkos_python_view_desc *d, Py_ssize_t *shape, 
                  KP_SPACE_COUNT - 1);
     return -1;
   }
-  if (kp_space_check_available(d->space, where) < 0) return -1;
+  if (d->space != KP_SPACE_HOST && kp_space_check_available(d->space, where) < 0) return -1; /* Host: always */
   if (d->traits & ~(uint32_t)KP_TRAIT_ALL) {
     PyErr_Format(PyExc_ValueError, "%s: traits 0x%x are not a combination of kokkos memory traits", where,
                  (unsigned)d->traits);
@@ -126,21 +155,12 @@ static int capi_check_desc(const kokkos_python_view_desc *d, Py_ssize_t *shape, 
   return 0;
 }
 
-/* New View over d->data held by owner; keeps a C++ layout the strides agree with. */
-static PyObject *capi_wrap(const kokkos_python_view_desc *d, kp_owner *owner, const Py_ssize_t *shape,
-                           const Py_ssize_t *strides) {
-  PyObject *label = PyUnicode_FromString(d->label ? d->label : "");
-  if (!label) return NULL;
-  kp_view *v =
-      kp_view_wrap(capi_state, d->dynamic ? capi_state->dyn_rank_view_type : capi_state->view_type, owner,
-                   (char *)d->data, d->rank, shape, strides, d->dtype, d->space, d->traits, d->readonly != 0, label);
-  Py_DECREF(label);
-  if (!v) return NULL;
-  /* The strides say LayoutRight for a rank-1 LayoutLeft View too; keep the
-   * layout the C++ View has whenever the strides allow it. */
-  if (d->layout == KP_LAYOUT_STRIDE) {
-    v->layout = KP_LAYOUT_STRIDE;
-  } else if (d->layout == KP_LAYOUT_LEFT || d->layout == KP_LAYOUT_RIGHT) {
+/* The layout of a View described by d: the C++ View's own whenever the
+ * strides allow it (they say LayoutRight for a rank-1 LayoutLeft View too),
+ * else the one the strides describe. */
+static int capi_layout(const kokkos_python_view_desc *d, const Py_ssize_t *shape, const Py_ssize_t *strides) {
+  if (d->layout == KP_LAYOUT_STRIDE) return KP_LAYOUT_STRIDE;
+  if (d->layout == KP_LAYOUT_LEFT || d->layout == KP_LAYOUT_RIGHT) {
     Py_ssize_t expect[KP_MAX_RANK];
     int ok = 1;
     kp_contiguous_strides(d->rank, shape, d->layout, expect);
@@ -148,10 +168,39 @@ static PyObject *capi_wrap(const kokkos_python_view_desc *d, kp_owner *owner, co
       if (shape[r] == 0) break;
       if (shape[r] != 1 && strides[r] != expect[r]) ok = 0;
     }
-    if (ok) v->layout = d->layout;
+    if (ok) return d->layout;
   }
-  if (kp_view_retype(v) < 0) Py_CLEAR(v);
+  return kp_layout_of(d->rank, shape, strides);
+}
+
+/* New View over d->data held by owner, made with its final class and layout. */
+static PyObject *capi_wrap(const kokkos_python_view_desc *d, kp_owner *owner, const Py_ssize_t *shape,
+                           const Py_ssize_t *strides) {
+  const int layout = capi_layout(d, shape, strides);
+  /* Contiguous strides span the bytes capi_check_desc counted; others may lie. */
+  if (layout == KP_LAYOUT_STRIDE && kp_check_span(d->rank, shape, strides, kp_dtypes[d->dtype].itemsize, "kokkos") < 0)
+    return NULL;
+  PyObject *label = capi_label(d->label);
+  if (!label) return NULL;
+  kp_view *v = kp_view_wrap_as(capi_state, d->dynamic ? capi_state->dyn_rank_view_type : capi_state->view_type, owner,
+                               (char *)d->data, d->rank, shape, strides, d->dtype, d->space, layout, d->traits,
+                               d->readonly != 0, label);
+  Py_DECREF(label);
   return (PyObject *)v;
+}
+
+/* Memory bound to Kokkos is released at finalize, so Kokkos must run: it is
+ * initialized with defaults as View creation does, and refused once
+ * finalized. 0, or -1 with an exception. */
+static int capi_require_kokkos(const char *where) {
+  if (kp_bridge_is_initialized()) return 0;
+  if (kp_bridge_is_finalized()) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s: Kokkos has been finalized; Kokkos-owned memory can only be handed to Python while Kokkos runs",
+                 where);
+    return -1;
+  }
+  return kp_runtime_ensure();
 }
 
 /* ---- table entries -------------------------------------------------------------------- */
@@ -222,29 +271,45 @@ static PyObject *capi_view_from_deleter(const kokkos_python_view_desc *d, kokkos
   static const char *where = "kokkos_python view_from_deleter()";
   Py_ssize_t shape[KP_MAX_RANK], strides[KP_MAX_RANK];
   if (capi_check_desc(d, shape, strides, where) < 0) return NULL;
-  /* Memory bound to Kokkos is released at finalize, so Kokkos must run: it
-   * is initialized with defaults as View creation does, and refused once
-   * finalized. */
-  if (kokkos_bound && !kp_bridge_is_initialized()) {
-    if (kp_bridge_is_finalized()) {
-      PyErr_Format(PyExc_RuntimeError,
-                   "%s: Kokkos has been finalized; Kokkos-owned memory can only be handed to Python while Kokkos "
-                   "runs",
-                   where);
-      return NULL;
-    }
-    if (kp_runtime_ensure() < 0) return NULL;
-  }
-  capi_external *ext = (capi_external *)PyMem_Malloc(sizeof *ext);
-  if (!ext) return PyErr_NoMemory();
-  ext->deleter = deleter;
-  ext->ctx = ctx;
-  ext->tag = tag;
-  ext->armed = 0;
-  kp_owner *o = kp_owner_from_deleter(capi_state, d->space, d->data, capi_external_release, ext, kokkos_bound);
-  if (!o) return NULL; /* ext freed, deleter not called */
+  if (kokkos_bound && capi_require_kokkos(where) < 0) return NULL;
+  /* No deleter yet: a failed hand-over never calls it (the memory stays the caller's). */
+  kp_owner *o = kp_owner_from_deleter(capi_state, d->space, d->data, NULL, NULL, kokkos_bound);
+  if (!o) return NULL;
   PyObject *v = capi_wrap(d, o, shape, strides);
-  if (v) ext->armed = 1; /* from here the View owns the memory */
+  if (v) {
+    o->deleter = deleter; /* from here the View owns the memory */
+    o->deleter_ctx = ctx;
+    o->tag = tag;
+  }
+  Py_DECREF(o);
+  return v;
+}
+
+static PyObject *capi_view_from_inline(const kokkos_python_view_desc *d, size_t size, kokkos_python_construct construct,
+                                       const void *src, kokkos_python_deleter destroy, int kokkos_bound,
+                                       const char *tag) {
+  static const char *where = "kokkos_python view_from_inline()";
+  if (size > KP_OWNER_INLINE_BYTES) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s: a context of %zu bytes does not fit the %d bytes an owner holds (inline_capacity)", where, size,
+                 KP_OWNER_INLINE_BYTES);
+    return NULL;
+  }
+  if (!construct || !destroy) {
+    PyErr_Format(PyExc_ValueError, "%s: construct and destroy functions are required", where);
+    return NULL;
+  }
+  Py_ssize_t shape[KP_MAX_RANK], strides[KP_MAX_RANK];
+  if (capi_check_desc(d, shape, strides, where) < 0) return NULL;
+  if (kokkos_bound && capi_require_kokkos(where) < 0) return NULL;
+  kp_owner *o = kp_owner_from_deleter(capi_state, d->space, d->data, NULL, NULL, kokkos_bound);
+  if (!o) return NULL;
+  construct(o->inline_ctx, src);
+  /* Armed at once: if the View cannot be made, dropping o destroys what construct built. */
+  o->deleter = destroy;
+  o->deleter_ctx = o->inline_ctx;
+  o->tag = tag;
+  PyObject *v = capi_wrap(d, o, shape, strides);
   Py_DECREF(o);
   return v;
 }
@@ -252,10 +317,9 @@ static PyObject *capi_view_from_deleter(const kokkos_python_view_desc *d, kokkos
 static int capi_external_owner(PyObject *obj, const char *tag, void **ctx) {
   if (capi_require_view(obj, "kokkos_python external_owner()") < 0) return -1;
   kp_owner *o = ((kp_view *)obj)->owner;
-  if (!o || o->kind != KP_OWNER_EXTERNAL || o->released || o->deleter != capi_external_release) return 0;
-  capi_external *ext = (capi_external *)o->deleter_ctx;
-  if (!ext->tag || !tag || strcmp(ext->tag, tag) != 0) return 0;
-  *ctx = ext->ctx;
+  /* Only C API hand-overs carry a tag (DLPack imports are external owners too). */
+  if (!o || o->kind != KP_OWNER_EXTERNAL || o->released || !o->tag || !tag || strcmp(o->tag, tag) != 0) return 0;
+  *ctx = o->deleter_ctx;
   return 1;
 }
 
@@ -325,6 +389,8 @@ int kp_capi_add(PyObject *module) {
   capi_table.is_initialized = capi_is_initialized;
   capi_table.is_finalized = capi_is_finalized;
   capi_table.check_runtime = capi_check_runtime;
+  capi_table.inline_capacity = KP_OWNER_INLINE_BYTES;
+  capi_table.view_from_inline = capi_view_from_inline;
   PyObject *capsule = PyCapsule_New(&capi_table, KOKKOS_PYTHON_API_CAPSULE, NULL);
   if (!capsule) return -1;
   int rc = PyModule_AddObjectRef(module, "_C_API", capsule);

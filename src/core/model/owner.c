@@ -7,7 +7,11 @@
  * - KP_OWNER_KOKKOS memory came from kokkos_malloc (through the bridge) and
  *   is freed with kokkos_free. KP_OWNER_PYOBJECT memory belongs to a Python
  *   exporter that the Allocation keeps alive. KP_OWNER_EXTERNAL memory is
- *   released by a deleter given through the C API (a C++ Kokkos::View copy).
+ *   released by a deleter given through the C API (a C++ View's reference
+ *   count, kept in the Allocation's inline_ctx) or by DLPack's deleter.
+ * - Only KP_OWNER_PYOBJECT Allocations reference Python objects that the
+ *   cycle collector can see (the exporter, the buffer's object), so only
+ *   they are tracked; a deleter's context is opaque to the collector.
  * - Kokkos aborts or throws when its memory is freed after finalize. So
  *   Kokkos-bound Allocations sit in a registry; when Kokkos finalizes (ours
  *   or the application's Kokkos::finalize, through a finalize hook) each is
@@ -107,6 +111,7 @@ static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *da
   o->host_bytes = 0;
   o->deleter = NULL;
   o->deleter_ctx = NULL;
+  o->tag = NULL;
   o->released = 0;
   o->registered = 0;
   o->exports = 0;
@@ -186,8 +191,24 @@ kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*dele
   o->deleter = deleter;
   o->deleter_ctx = ctx;
   if (kokkos_bound) registry_add(o);
-  PyObject_GC_Track(o);
+  /* It references no Python object the collector could see: not tracked. */
   return o;
+}
+
+/* Calls an external owner's deleter from a dealloc. A deleter may run
+ * Python code (a DLPack producer's): an exception being raised (a View that
+ * failed to wrap this memory) is kept aside, and one the deleter leaves
+ * behind is dropped (deleters must not raise). An inline context's destroy
+ * (the C API's view_from_inline) calls nothing: no check after it. */
+static void owner_call_deleter(kp_owner *o) {
+  if (PyErr_Occurred()) {
+    PyObject *exc = kp_fetch_exception();
+    o->deleter(o->deleter_ctx);
+    kp_restore_exception(exc);
+  } else {
+    o->deleter(o->deleter_ctx);
+    if (o->deleter_ctx != (void *)o->inline_ctx && PyErr_Occurred()) PyErr_Clear();
+  }
 }
 
 static int owner_traverse(kp_owner *o, visitproc visit, void *arg) {
@@ -219,11 +240,7 @@ static void owner_dealloc(kp_owner *o) {
         owner_deallocate(o, &err);
       }
     } else if (o->kind == KP_OWNER_EXTERNAL && o->deleter) {
-      /* A deleter may run Python code (a DLPack producer's): keep an
-       * exception being raised (a View that failed to wrap this memory). */
-      PyObject *exc = kp_fetch_exception();
-      o->deleter(o->deleter_ctx);
-      kp_restore_exception(exc);
+      owner_call_deleter(o);
     }
   }
   owner_clear(o);

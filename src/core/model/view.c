@@ -93,12 +93,21 @@ int kp_checked_bytes(int rank, const Py_ssize_t *shape, Py_ssize_t itemsize, siz
       empty = 1;
       continue;
     }
-    if (n > (size_t)PY_SSIZE_T_MAX / e) {
+    /* n * e > PY_SSIZE_T_MAX, without the 64-bit division (tens of cycles,
+     * on every View handed over from C++) where the compiler can say */
+#if defined(__GNUC__) || defined(__clang__)
+    size_t product;
+    int too_big = __builtin_mul_overflow(n, e, &product) || product > (size_t)PY_SSIZE_T_MAX;
+#else
+    int too_big = n > (size_t)PY_SSIZE_T_MAX / e;
+    size_t product = n * e;
+#endif
+    if (too_big) {
       PyErr_Format(PyExc_ValueError, "%s: a View of this shape would need more than %zd bytes; reduce the extents",
                    where, PY_SSIZE_T_MAX);
       return -1;
     }
-    n *= e;
+    n = product;
   }
   *out = empty ? 0 : n;
   return 0;
@@ -131,11 +140,17 @@ too_far:
 
 kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank, const Py_ssize_t *shape,
                       const Py_ssize_t *strides, int dtype, int space, unsigned traits, int readonly, PyObject *label) {
+  if (kp_check_span(rank, shape, strides, kp_dtypes[dtype].itemsize, "kokkos") < 0) return NULL;
+  return kp_view_wrap_as(st, type, owner, data, rank, shape, strides, dtype, space, kp_layout_of(rank, shape, strides),
+                         traits, readonly, label);
+}
+
+kp_view *kp_view_wrap_as(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank,
+                         const Py_ssize_t *shape, const Py_ssize_t *strides, int dtype, int space, int layout,
+                         unsigned traits, int readonly, PyObject *label) {
   Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
-  if (kp_check_span(rank, shape, strides, itemsize, "kokkos") < 0) return NULL;
   if (!type) type = st->view_type;
   if (kp_view_class_is_combination(st, type)) type = type->tp_base; /* a subview of a View: its own class */
-  int layout = kp_layout_of(rank, shape, strides);
   /* View and DynRankView make Views of their combination's class; a
    * Python subclass (class MyView(kokkos.View)) keeps its own, and may add
    * a __dict__ and weak-reference slots after the struct: its generic
@@ -166,10 +181,12 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
   }
   v->data = (size == 0 || !data) ? kp_empty_storage : data;
   v->layout = layout;
-  /* A View of Kokkos-owned memory references no Python object that could
-   * lead back to it (its Allocation holds only a str label): the cycle
-   * collector need not look at it, as NumPy's arrays are not looked at. */
-  if (exact && owner && owner->kind != KP_OWNER_KOKKOS) PyObject_GC_Track(v);
+  /* A View whose Allocation holds no Python object the collector can see
+   * (Kokkos memory: a str label; memory handed over with a deleter: an
+   * opaque context) references nothing that could lead back to it: the
+   * cycle collector need not look at it, as NumPy's arrays are not looked
+   * at. Views of foreign memory are: the exporter may hold the View. */
+  if (exact && owner && owner->kind == KP_OWNER_PYOBJECT) PyObject_GC_Track(v);
   return v;
 }
 
