@@ -28,8 +28,23 @@ def _python_path(*extra):
     return os.pathsep.join([str(p) for p in extra] + [p for p in sys.path if p and os.path.isdir(p)])
 
 
+def _sanitizer_env():
+    """Under scripts/sanitize.sh the kokkos._core the programs load is
+    built with ASan and UBSan, whose runtimes must be loaded first: the
+    ones this interpreter was started with. Their leak check is off: an
+    embedding program's leaks are the interpreter's teardown and the
+    memory kept on purpose once the interpreter is gone; ASan's and
+    UBSan's error reports still go to the run's log files."""
+    if os.environ.get("KOKKOS_PYTHON_SANITIZED") != "1":
+        return {}
+    with open("/proc/self/maps") as f:
+        libs = {line.split()[-1] for line in f if "libasan" in line or "libubsan" in line}
+    options = os.environ.get("ASAN_OPTIONS", "").replace("detect_leaks=1", "detect_leaks=0")
+    return {"LD_PRELOAD": " ".join(sorted(libs)), "ASAN_OPTIONS": options}
+
+
 def _run(program, *args, extra_path=(), timeout=300):
-    env = dict(os.environ, PYTHONPATH=_python_path(*extra_path), PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONPATH=_python_path(*extra_path), PYTHONUNBUFFERED="1", **_sanitizer_env())
     return subprocess.run([str(program), *args], capture_output=True, text=True, env=env, timeout=timeout, check=False)
 
 
