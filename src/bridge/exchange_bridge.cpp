@@ -174,6 +174,36 @@ extern "C" int kp_bridge_pointer_space(const void *arg_ptr, int *arg_device_id) 
 #endif
 }
 
+extern "C" int kp_bridge_pageable_access(int arg_space) noexcept {
+  try {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if (is_cuda_space(arg_space)) {
+      int value = 0;
+      if (cudaDeviceGetAttribute(&value, cudaDevAttrPageableMemoryAccess, kp_bridge_device_id(arg_space)) !=
+          cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+      }
+      return value != 0;
+    }
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+    if (is_hip_space(arg_space)) {
+      int value = 0;
+      if (hipDeviceGetAttribute(&value, hipDeviceAttributePageableMemoryAccess, kp_bridge_device_id(arg_space)) !=
+          hipSuccess) {
+        (void)hipGetLastError();
+        return 0;
+      }
+      return value != 0;
+    }
+#endif
+  } catch (...) {
+    return 0;
+  }
+  return kp_bridge_space_host_accessible(arg_space);
+}
+
 extern "C" kp_status kp_bridge_stream_synchronize(int arg_space, uintptr_t arg_stream, kp_error *arg_err) noexcept {
   try {
 #if defined(KOKKOS_ENABLE_CUDA)

@@ -37,6 +37,13 @@ uintptr_t kp_bridge_kokkos_stream(int space) KP_NOEXCEPT;
  * *device_id; -1 when no device backend of this Kokkos knows the pointer. */
 int kp_bridge_pointer_space(const void *ptr, int *device_id) KP_NOEXCEPT;
 
+/* 1 if the device of space (a CUDA or HIP space) can read pageable host
+ * memory, that is memory allocated by malloc and never registered with the
+ * device runtime (CUDA: cudaDevAttrPageableMemoryAccess, HMM or ATS; HIP:
+ * hipDeviceAttributePageableMemoryAccess); 0 if it cannot or the runtime
+ * does not say; 1 for host spaces. */
+int kp_bridge_pageable_access(int space) KP_NOEXCEPT;
+
 /* Blocks the calling thread until all work queued so far on stream (a
  * protocol integer) of space's backend has finished. KP_E_UNAVAILABLE when
  * this Kokkos has no such backend; KP_E_KOKKOS with the runtime's message

@@ -23,6 +23,7 @@
  * per (kind, dtype, rank, layout, space) and kept in the module state.
  */
 #include "core.h"
+#include "exchange_bridge.h"
 
 #include <string.h>
 
@@ -159,6 +160,30 @@ static kp_view *wrap_memory(kp_state *st, PyObject *obj, PyObject *label, int dy
   return v;
 }
 
+/* An Unmanaged View in a device space over host memory (w: the host-space
+ * View wrapping it). The View is made whatever the memory is, as the
+ * original did; what the device can do with it decides whether kernels may
+ * take it (docs/views.md, "Host memory in a device space"): device memory
+ * behind a host pointer, pinned or registered host memory and managed
+ * memory are read by the device; pageable memory only where the GPU has
+ * pageable memory access (HMM, ATS), which KOKKOS_PYTHON_PAGEABLE_ACCESS=0
+ * denies for a check of code meant for GPUs without it. Elsewhere the View
+ * is marked, and kernels, device copies and device exports refuse it. */
+static PyObject *device_view_over_host(kp_state *st, kp_view *w, int space, int dynamic) {
+  int device = 0;
+  unsigned reach = KP_REACH_HOST_BUFFER;
+  if (kp_bridge_pointer_space(w->data, &device) < 0) {
+    const char *env = getenv("KOKKOS_PYTHON_PAGEABLE_ACCESS");
+    int denied = env && strcmp(env, "0") == 0;
+    if (denied || !kp_bridge_pageable_access(space)) reach |= KP_REACH_NO_DEVICE;
+  }
+  kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, w->owner, w->data, w->rank, w->shape,
+                            w->strides, w->dtype, space, w->traits, w->readonly, w->label);
+  if (v && v->owner) v->owner->reach |= reach;
+  Py_DECREF(w);
+  return (PyObject *)v;
+}
+
 static PyObject *from_array(kp_state *st, PyObject *obj, PyObject *label, PyObject *dtype_o, int space,
                             PyObject *layout_o, unsigned traits, int unmanaged_asked, int dynamic, int copy,
                             const char *where) {
@@ -168,6 +193,13 @@ static PyObject *from_array(kp_state *st, PyObject *obj, PyObject *label, PyObje
   kp_view *w = wrap_memory(st, obj, label, dynamic, traits, where);
   if (!w) return NULL;
   if (want_dt < 0) want_dt = w->dtype;
+  if (unmanaged_asked && !copy && want_dt == w->dtype && space >= 0 && space != w->space && w->space == KP_SPACE_HOST) {
+    if (kp_space_check_available(space, where) < 0) {
+      Py_DECREF(w);
+      return NULL;
+    }
+    return device_view_over_host(st, w, space, dynamic);
+  }
   const char *why = copy                                ? "copy=True"
                     : want_dt != w->dtype               ? "its dtype differs from the one asked for"
                     : (space >= 0 && space != w->space) ? "it lives in another memory space"

@@ -331,6 +331,14 @@ typedef enum kp_owner_kind {
   KP_OWNER_EXTERNAL  /* a deleter supplied through the C API */
 } kp_owner_kind;
 
+/* What a device can do with host memory that a View in a device space was
+ * made over (kokkos.unmanaged_array(host_array, space=CudaSpace)): flags in
+ * kp_owner.reach, read only for Views in spaces the host cannot access. */
+enum {
+  KP_REACH_HOST_BUFFER = 1, /* came from an object's host buffer: host consumers get that buffer back */
+  KP_REACH_NO_DEVICE = 2    /* the device cannot read it: kernels, device copies and device exports refuse */
+};
+
 /* Bytes of context an Allocation can hold inline (the C API's inline_capacity). */
 #define KP_OWNER_INLINE_BYTES 64
 
@@ -357,6 +365,7 @@ typedef struct kp_owner {
   int registered;         /* in the finalize registry */
   Py_ssize_t exports;     /* buffers / capsules handed out of this memory */
   int interface_exported; /* its address went out through __array_interface__ (never released) */
+  unsigned reach;         /* KP_REACH_* (0 for memory of the View's own space) */
   struct kp_owner *prev, *next;
   PyObject *weakreflist;
 } kp_owner;
@@ -460,6 +469,13 @@ int kp_view_check_released(kp_view *v);
 /* 1 if host code may touch this View's memory; else sets an error saying to
  * mirror (exc: the exception type) and returns 0. */
 int kp_view_require_host(kp_view *v, PyObject *exc, const char *what);
+/* 1 if host consumers may take v's memory through the buffer protocol or
+ * __array_interface__: a host space, or host memory a device-space View was
+ * made over (KP_REACH_HOST_BUFFER). */
+int kp_view_host_exportable(const kp_view *v);
+/* 0 if v's device can read its memory; else sets exc naming v and what
+ * (the operation) and returns -1 (KP_REACH_NO_DEVICE). */
+int kp_view_require_device_reach(const kp_view *v, PyObject *exc, const char *what);
 Py_ssize_t kp_view_size(const kp_view *v);
 int kp_view_is_c_contiguous(const kp_view *v);
 int kp_view_is_f_contiguous(const kp_view *v);

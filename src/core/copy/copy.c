@@ -375,6 +375,9 @@ static int tools_begin(kp_view *dst, int src_space, PyObject *src_label, const v
 
 /* Copies between two Views of equal shape and dtype. */
 static int copy_same_dtype(kp_view *dst, kp_view *src, const char *where) {
+  if (kp_view_require_device_reach(dst, PyExc_ValueError, where) < 0 ||
+      kp_view_require_device_reach(src, PyExc_ValueError, where) < 0)
+    return -1;
   pin(dst, src);
   int rc = copy_same_dtype_pinned(dst, src, where);
   unpin(dst, src);
@@ -470,6 +473,7 @@ static int fill_view_pinned(kp_view *dst, const char *value, const char *where);
 
 /* Fills dst with one element value (itemsize bytes). */
 int kp_fill_view(kp_view *dst, const char *value, const char *where) {
+  if (kp_view_require_device_reach(dst, PyExc_ValueError, where) < 0) return -1;
   pin(dst, NULL);
   int rc = fill_view_pinned(dst, value, where);
   unpin(dst, NULL);

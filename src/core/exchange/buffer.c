@@ -24,7 +24,7 @@ int kp_view_getbuffer(PyObject *self, Py_buffer *view, int flags) {
   kp_view *v = (kp_view *)self;
   view->obj = NULL;
   if (kp_view_check_released(v)) return -1;
-  if (!kp_bridge_space_host_accessible(v->space)) {
+  if (!kp_view_host_exportable(v)) {
     kp_state *st = kp_state_from_type(Py_TYPE(v));
     kp_view_require_host(v, st ? st->host_access_error : PyExc_BufferError, "buffer protocol");
     return -1;
@@ -62,7 +62,7 @@ void kp_view_releasebuffer(PyObject *self, Py_buffer *view) {
 
 PyObject *kp_view_array_interface(kp_view *v, void *closure) {
   if (kp_view_check_released(v)) return NULL;
-  if (!kp_bridge_space_host_accessible(v->space)) {
+  if (!kp_view_host_exportable(v)) {
     kp_state *st = kp_state_from_type(Py_TYPE(v));
     kp_view_require_host(v, st ? st->host_access_error : PyExc_BufferError, "__array_interface__");
     return NULL;

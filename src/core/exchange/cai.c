@@ -41,6 +41,7 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure) {
     return NULL;
   }
   if (kp_view_check_released(v)) return NULL;
+  if (kp_view_require_device_reach(v, PyExc_BufferError, "__cuda_array_interface__") < 0) return NULL;
   /* A View's description never changes (nor does Kokkos' stream once
    * Kokkos is initialized): build it once, hand out copies. */
   if (v->cai) return PyDict_Copy(v->cai);

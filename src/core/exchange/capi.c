@@ -209,6 +209,7 @@ static int capi_describe(PyObject *obj, kokkos_python_view_desc *out) {
   if (capi_require_view(obj, "kokkos_python describe()") < 0) return -1;
   kp_view *v = (kp_view *)obj;
   if (kp_view_check_released(v)) return -1;
+  if (kp_view_require_device_reach(v, PyExc_ValueError, "kokkos_python::from_python") < 0) return -1;
   const char *label = PyUnicode_AsUTF8(v->label);
   if (!label) return -1;
   memset(out, 0, sizeof *out);

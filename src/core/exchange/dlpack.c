@@ -238,6 +238,7 @@ static int parse_max_version(PyObject *max_version, const char *where, dl_reques
 /* dl_device: the View's own device, or the CPU (copying when the host
  * cannot reach the memory, unless copy=False forbids it). */
 static int parse_dl_device(kp_view *v, PyObject *dl_device, int copy, const char *where, dl_request *rq) {
+  if (kp_view_require_device_reach(v, PyExc_BufferError, where) < 0) return -1;
   int32_t own_type, own_id;
   kp_dlpack_device_of(v->space, &own_type, &own_id);
   if (own_type <= 0) {

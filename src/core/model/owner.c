@@ -116,6 +116,7 @@ static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *da
   o->registered = 0;
   o->exports = 0;
   o->interface_exported = 0;
+  o->reach = 0;
   o->prev = o->next = NULL;
   o->weakreflist = NULL;
   /* tracked by the GC only where it references other objects: the callers */

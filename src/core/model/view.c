@@ -238,6 +238,21 @@ int kp_view_require_host(kp_view *v, PyObject *exc, const char *what) {
   return 0;
 }
 
+int kp_view_host_exportable(const kp_view *v) {
+  return kp_bridge_space_host_accessible(v->space) || (v->owner && (v->owner->reach & KP_REACH_HOST_BUFFER));
+}
+
+int kp_view_require_device_reach(const kp_view *v, PyObject *exc, const char *what) {
+  if (!v->owner || !(v->owner->reach & KP_REACH_NO_DEVICE) || kp_bridge_space_host_accessible(v->space)) return 0;
+  PyErr_Format(exc,
+               "%s: View '%U' is a %s View over pageable host memory, which this GPU cannot read (it has no "
+               "pageable memory access: no HMM or ATS); pass pinned host memory (cupyx.zeros_pinned, "
+               "kokkos.array(..., space=kokkos.CudaHostPinnedSpace)) or managed memory, or copy it to the device "
+               "(kokkos.array(host_array, space=...) without trait=kokkos.Unmanaged)",
+               what, v->label, kp_spaces[v->space].name);
+  return -1;
+}
+
 /* ---- construction from Python ------------------------------------------------------------ */
 
 /* Parses a shape argument (int or sequence of ints) into spec. */

@@ -1,0 +1,155 @@
+"""Host memory as an Unmanaged View in a CUDA space (docs/views.md, "Host
+memory in a device space"): the View is made over the array's own memory
+whatever it is; a C++ kernel reads and writes it where the GPU can reach it
+(device memory behind a host pointer, pinned memory, managed memory,
+pageable memory on a GPU with pageable memory access), and where it cannot,
+kernels, copies and device exports refuse it with a message. The cuda-marked
+tests need a CUDA Kokkos, CuPy and the C++ test module of test_cuda_cxx.py;
+the last test checks the refusal on a Kokkos without CUDA."""
+
+import ctypes
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kokkos
+from support import HAS_CUDA
+
+needs_cuda = pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space")
+
+# CUDA's device attribute number of cudaDevAttrPageableMemoryAccess.
+PAGEABLE_MEMORY_ACCESS = 88
+
+
+@pytest.fixture(scope="module")
+def module():
+    import cxx_build
+
+    out = cxx_build.cmake_build(
+        Path(__file__).parent / "cxx_cuda",
+        "cuda-fill",
+        {"pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir")},
+    )
+    return cxx_build.import_from(out, "kp_cuda_fill")
+
+
+@pytest.fixture
+def cp():
+    return pytest.importorskip("cupy")
+
+
+def pageable_access(cp):
+    return cp.cuda.runtime.deviceGetAttribute(PAGEABLE_MEMORY_ACCESS, cp.cuda.Device().id) != 0
+
+
+def data_pointer(obj):
+    return obj.__array_interface__["data"][0]
+
+
+def scaled_by_kernel(module, host, view):
+    """Runs the C++ kernel on view (over host's memory) and checks host saw it."""
+    host[...] = np.arange(host.size, dtype=np.float64).reshape(host.shape)
+    module.scale(view, 3.0)
+    kokkos.fence()
+    np.testing.assert_array_equal(host, 3.0 * np.arange(host.size).reshape(host.shape))
+
+
+@pytest.mark.cuda
+@needs_cuda
+def test_device_memory_behind_a_host_pointer(module, cp):
+    # pykokkos' from_array: an ndarray made over a CuPy array's device pointer
+    c = cp.arange(20, dtype=cp.float64).reshape(4, 5)
+    fake = np.ctypeslib.as_array(ctypes.cast(c.data.ptr, ctypes.POINTER(ctypes.c_double)), shape=c.shape)
+    v = kokkos.unmanaged_array(fake, dtype=kokkos.double, space=kokkos.CudaSpace, layout=kokkos.LayoutRight)
+    assert v.space == kokkos.CudaSpace and kokkos.Unmanaged in kokkos.memory_trait(v.trait)
+    # the host consumer gets back the buffer it gave (pykokkos: np.array(view, copy=False))
+    assert data_pointer(np.array(v, copy=False)) == c.data.ptr
+    module.scale(v, 2.0)
+    assert bool((c == 2.0 * cp.arange(20).reshape(4, 5)).all())
+    assert cp.asarray(v).data.ptr == c.data.ptr  # a real device View: CuPy takes it too
+    with pytest.raises(kokkos.HostAccessError):
+        v[0, 0]  # the package's own element access follows the space
+
+
+@pytest.mark.cuda
+@needs_cuda
+def test_pinned_host_memory(module, cp):
+    import cupyx
+
+    host = cupyx.zeros_pinned((6, 7), dtype=np.float64)
+    v = kokkos.unmanaged_array(host, space=kokkos.CudaSpace)
+    assert data_pointer(np.asarray(v)) == data_pointer(host)
+    scaled_by_kernel(module, host, v)
+    d = kokkos.array([6, 7], space=kokkos.CudaSpace)
+    kokkos.deep_copy(d, v)  # a device copy from it
+    np.testing.assert_array_equal(cp.asnumpy(cp.asarray(d)), host)
+
+
+@pytest.mark.cuda
+@needs_cuda
+def test_managed_memory(module, cp):
+    managed = kokkos.array([5, 3], space=kokkos.CudaUVMSpace)
+    host = np.asarray(managed)  # an ndarray over managed memory
+    v = kokkos.array(host, trait=kokkos.Unmanaged, space=kokkos.CudaSpace)
+    scaled_by_kernel(module, host, v)
+    kokkos.deep_copy(v, 1.5)  # a fill on the device
+    kokkos.fence()
+    assert (host == 1.5).all()
+
+
+@pytest.mark.cuda
+@needs_cuda
+def test_pageable_memory_where_the_gpu_reads_it(module, cp):
+    if not pageable_access(cp):
+        pytest.skip("this GPU has no pageable memory access (HMM / ATS): the refusal test covers it")
+    host = np.zeros((8, 3))
+    v = kokkos.unmanaged_array(host, space=kokkos.CudaSpace)
+    scaled_by_kernel(module, host, v)
+    sub = v[2:5]  # a subview of it is as usable
+    kokkos.deep_copy(sub, 7.0)
+    kokkos.fence()
+    assert (host[2:5] == 7.0).all() and (host[5:] != 7.0).all()
+    assert cp.asarray(v).data.ptr == data_pointer(host)
+
+
+@pytest.mark.cuda
+@needs_cuda
+def test_pageable_memory_where_the_gpu_cannot_read_it(module, cp, monkeypatch):
+    if not pageable_access(cp):
+        monkeypatch.delenv("KOKKOS_PYTHON_PAGEABLE_ACCESS", raising=False)
+    else:  # a GPU with HMM / ATS: check the refusals as on one without
+        monkeypatch.setenv("KOKKOS_PYTHON_PAGEABLE_ACCESS", "0")
+    host = np.arange(12.0).reshape(4, 3)
+    v = kokkos.unmanaged_array(host, space=kokkos.CudaSpace)  # made, as pykokkos needs
+    assert v.space == kokkos.CudaSpace
+    assert data_pointer(np.array(v, copy=False)) == data_pointer(host)
+    with pytest.raises(TypeError):
+        module.scale(v, 2.0)  # the caster refuses it: no kernel runs
+    unreachable = "pageable host memory, which this GPU cannot read"
+    d = kokkos.array([4, 3], space=kokkos.CudaSpace)
+    with pytest.raises(ValueError, match=f"kokkos.deep_copy.*View 'ndarray.*{unreachable}.*pinned host memory"):
+        kokkos.deep_copy(d, v)
+    with pytest.raises(ValueError, match=unreachable):
+        kokkos.deep_copy(v, d)
+    with pytest.raises(ValueError, match=unreachable):
+        kokkos.deep_copy(v, 0.0)
+    for view in (v, v[1:]):  # subviews carry the mark
+        with pytest.raises(BufferError, match=unreachable):
+            view.__cuda_array_interface__
+        with pytest.raises(BufferError, match=unreachable):
+            view.__dlpack__()
+    np.testing.assert_array_equal(host, np.arange(12.0).reshape(4, 3))
+    # the same memory made a View without the variable set is not marked where the GPU reads it
+    monkeypatch.delenv("KOKKOS_PYTHON_PAGEABLE_ACCESS")
+    if pageable_access(cp):
+        module.scale(kokkos.unmanaged_array(host, space=kokkos.CudaSpace), 2.0)
+        kokkos.fence()
+        np.testing.assert_array_equal(host, 2.0 * np.arange(12.0).reshape(4, 3))
+
+
+def test_device_space_this_kokkos_lacks():
+    if HAS_CUDA:
+        pytest.skip("this Kokkos has CUDA")
+    with pytest.raises(RuntimeError, match=r"kokkos.unmanaged_array\(\): memory space CudaSpace is not enabled"):
+        kokkos.unmanaged_array(np.zeros(3), space=kokkos.CudaSpace)
