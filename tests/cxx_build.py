@@ -46,9 +46,11 @@ def _cmake_dir(module: str, flag: str) -> str:
 
 
 def build_dir(name: str) -> Path:
-    """A build directory for this interpreter and installed package."""
+    """A build directory for this interpreter and installed package (and
+    pytest-xdist worker, so that parallel workers never build into one)."""
     key = hashlib.sha1(f"{sys.prefix}|{kokkos.get_include()}|{sys.version}".encode()).hexdigest()[:10]
-    path = ROOT / "build" / f"test-{name}-{key}"
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    path = ROOT / "build" / f"test-{name}-{key}{'-' + worker if worker else ''}"
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -69,7 +69,7 @@ def test_device_memory_behind_a_host_pointer(module, cp):
     assert bool((c == 2.0 * cp.arange(20).reshape(4, 5)).all())
     assert cp.asarray(v).data.ptr == c.data.ptr  # a real device View: CuPy takes it too
     with pytest.raises(kokkos.HostAccessError):
-        v[0, 0]  # the package's own element access follows the space
+        v[0, 0]  # noqa: B018  the package's own element access follows the space
 
 
 @pytest.mark.cuda
@@ -136,7 +136,7 @@ def test_pageable_memory_where_the_gpu_cannot_read_it(module, cp, monkeypatch):
         kokkos.deep_copy(v, 0.0)
     for view in (v, v[1:]):  # subviews carry the mark
         with pytest.raises(BufferError, match=unreachable):
-            view.__cuda_array_interface__
+            _ = view.__cuda_array_interface__
         with pytest.raises(BufferError, match=unreachable):
             view.__dlpack__()
     np.testing.assert_array_equal(host, np.arange(12.0).reshape(4, 3))

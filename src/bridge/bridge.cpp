@@ -332,6 +332,10 @@ kp_status run_fill(const strided_shape &arg_shape, int64_t arg_count, void *arg_
 // Zero-fills a new allocation in a device space the way Kokkos initializes
 // a View: a kernel named after the View's label, so Kokkos Tools see the
 // label (a deep_copy into an unmanaged View would report an empty one).
+// Kokkos' View constructor fences after it; here only spaces the host can
+// read fence: in a device-only space the fill stays queued on the default
+// instance's stream, which every consumer is ordered after (see
+// kp_bridge_allocate).
 template <class Space>
 void zero_fill(void *arg_ptr, size_t arg_bytes, const char *arg_label) {
   using exec = typename Space::execution_space;
@@ -346,7 +350,7 @@ void zero_fill(void *arg_ptr, size_t arg_bytes, const char *arg_label) {
     Kokkos::parallel_for(name, policy, fill_functor<uint64_t>{shape, static_cast<uint64_t *>(arg_ptr), 0});
   else
     Kokkos::parallel_for(name, policy, fill_functor<uint8_t>{shape, static_cast<uint8_t *>(arg_ptr), 0});
-  exec().fence();
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space>::accessible) exec().fence();
 }
 
 template <class F>

@@ -121,7 +121,9 @@ int kp_bridge_default_host_execution_space(void) KP_NOEXCEPT;
 /* ---- memory ------------------------------------------------------------ */
 
 /* Allocates bytes (> 0) in space through Kokkos with label, so Kokkos
- * Tools see it; zero-fills it when zero is set. */
+ * Tools see it; zero-fills it when zero is set. In a space the host cannot
+ * access the fill is left queued on the default execution space instance
+ * (no fence): the caller orders consumers on other streams after it. */
 kp_status kp_bridge_allocate(int space, const char *label, size_t bytes, int zero, void **out,
                              kp_error *err) KP_NOEXCEPT;
 kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err) KP_NOEXCEPT;

@@ -366,6 +366,7 @@ typedef struct kp_owner {
   Py_ssize_t exports;     /* buffers / capsules handed out of this memory */
   int interface_exported; /* its address went out through __array_interface__ (never released) */
   unsigned reach;         /* KP_REACH_* (0 for memory of the View's own space) */
+  int queued;             /* its zero fill may still be queued on Kokkos' default instance (device-only spaces) */
   struct kp_owner *prev, *next;
   PyObject *weakreflist;
 } kp_owner;

@@ -203,6 +203,21 @@ static int capi_require_kokkos(const char *where) {
   return kp_runtime_ensure();
 }
 
+/* A new device View's zero fill is queued on Kokkos' default instance (the
+ * exchange protocols order their consumers after that stream); C++ code
+ * may run on any instance, so the first hand-over to C++ waits for it. */
+static int capi_fence_queued(kp_owner *o) {
+  kp_error err;
+  err.message[0] = 0;
+  kp_status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = kp_bridge_fence("kokkos_python::from_python: a new View's initialization", &err);
+  Py_END_ALLOW_THREADS
+  if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos_python::from_python");
+  o->queued = 0;
+  return 0;
+}
+
 /* ---- table entries -------------------------------------------------------------------- */
 
 static int capi_describe(PyObject *obj, kokkos_python_view_desc *out) {
@@ -210,6 +225,7 @@ static int capi_describe(PyObject *obj, kokkos_python_view_desc *out) {
   kp_view *v = (kp_view *)obj;
   if (kp_view_check_released(v)) return -1;
   if (kp_view_require_device_reach(v, PyExc_ValueError, "kokkos_python::from_python") < 0) return -1;
+  if (v->owner && v->owner->queued && capi_fence_queued(v->owner) < 0) return -1;
   const char *label = PyUnicode_AsUTF8(v->label);
   if (!label) return -1;
   memset(out, 0, sizeof *out);

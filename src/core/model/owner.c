@@ -117,6 +117,7 @@ static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *da
   o->exports = 0;
   o->interface_exported = 0;
   o->reach = 0;
+  o->queued = 0;
   o->prev = o->next = NULL;
   o->weakreflist = NULL;
   /* tracked by the GC only where it references other objects: the callers */
@@ -155,6 +156,7 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
     return NULL;
   }
   if (space == KP_SPACE_HOST) o->host_bytes = bytes;
+  o->queued = zero && space != KP_SPACE_HOST && !kp_bridge_space_host_accessible(space);
   o->label = Py_XNewRef(label);
   registry_add(o);
   /* It references only its str label: no cycle can pass through it, so the
