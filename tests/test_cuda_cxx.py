@@ -47,3 +47,17 @@ def test_python_device_view_into_cxx(module):
     assert bool((cp.asarray(d) == 6.0).all())
     with pytest.raises(TypeError):
         module.scale(kokkos.array([4, 5]), 2.0)  # a HostSpace View does not fit
+
+
+def test_team_collective_entered_by_one_thread(module):
+    """The evidence behind pykokkos' test_outer_for failing on the GPU
+    (docs/pykokkos.md): its workunit written in Kokkos C++ gives the right
+    sum only with teams of one thread; with Kokkos::AUTO the TeamThreadRange
+    reduction that one thread enters alone does not sum the range."""
+    cp = pytest.importorskip("cupy")
+    league, count = 10, 128
+    one = cp.asnumpy(cp.asarray(module.outer_for(league, count, 1.0, 1)))
+    assert (one == count).all()
+    auto = cp.asnumpy(cp.asarray(module.outer_for(league, count, 1.0, 0)))
+    print("TeamPolicy(league, AUTO):", auto.tolist())
+    assert (auto != count).any()

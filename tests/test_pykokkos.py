@@ -440,6 +440,7 @@ def run_pykokkos_tests(tmp_path, tests, deselected, env_extra=None):
             "--rootdir",
             str(tree),
             *[arg for t in deselected for arg in ("--deselect", t)],
+            *os.environ.get("PYKOKKOS_PYTEST_ARGS", "").split(),  # e.g. "-n 16" (pytest-xdist)
             *[str(tree / t) for t in tests],
         ],
         cwd=tmp_path,

@@ -75,6 +75,34 @@ void scale(device_view v, double factor) {
   Kokkos::fence();
 }
 
+// pykokkos' test_hierarchical::outer_for written in Kokkos C++: each team's
+// thread 0 alone enters a TeamThreadRange reduction (a team collective) and
+// writes the result. Right only when a team has one thread (Serial, OpenMP
+// as pykokkos runs them); team_size 0 means Kokkos::AUTO.
+struct outer_for_functor {
+  device_vector m_out;
+  int m_count;
+  double m_value;
+  using member = Kokkos::TeamPolicy<Kokkos::Cuda>::member_type;
+  KOKKOS_INLINE_FUNCTION void operator()(const member &team) const {
+    if (team.team_rank() == 0) {
+      double total = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, m_count), [&](const int, double &acc) { acc += m_value; }, total);
+      m_out(team.league_rank()) = total;
+    }
+  }
+};
+
+device_vector outer_for(int league, int count, double value, int team_size) {
+  device_vector out("outer_for", league);
+  const auto policy = team_size > 0 ? Kokkos::TeamPolicy<Kokkos::Cuda>(league, team_size)
+                                    : Kokkos::TeamPolicy<Kokkos::Cuda>(league, Kokkos::AUTO);
+  Kokkos::parallel_for("outer_for", policy, outer_for_functor{out, count, value});
+  Kokkos::fence();
+  return out;
+}
+
 PYBIND11_MODULE(kp_cuda_fill, m) {
   if (kokkos_python::import("kp_cuda_fill") < 0) throw pybind11::error_already_set();
   m.def("make_filled", &make_filled);
@@ -83,4 +111,5 @@ PYBIND11_MODULE(kp_cuda_fill, m) {
   m.def("sum", &sum);
   m.def("kokkos_stream", &kokkos_stream);
   m.def("kokkos_stream_busy", &kokkos_stream_busy);
+  m.def("outer_for", &outer_for);
 }
