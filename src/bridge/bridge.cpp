@@ -3,7 +3,9 @@
 // exchange_bridge.cpp, host_parallel.cpp, tools_bridge.cpp, tuning_bridge.cpp).
 //
 // Implements bridge.h: initialize / finalize, memory-space queries,
-// allocation through kokkos_malloc (so Kokkos Tools see every label),
+// allocation through each space's allocate(label, size) (so Kokkos Tools see
+// every label; no allocation record, whose header a device space would copy
+// to and from the device on every allocation and free),
 // byte copies through Kokkos::deep_copy and strided copy / fill kernels
 // run by each space's execution space. Every entry point is noexcept and
 // turns exceptions into a kp_status plus a message. Version differences
@@ -639,7 +641,7 @@ extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t byt
       using S = typename decltype(sp)::type;
       void *p = nullptr;
       try {
-        p = Kokkos::kokkos_malloc<S>(label ? label : "", bytes);
+        p = S().allocate(label ? label : "", bytes);
       } catch (std::exception &e) {
         // Kokkos reports a failed allocation with its own exception types,
         // which differ between versions: all of them mean "out of memory".
@@ -658,38 +660,14 @@ extern "C" kp_status kp_bridge_allocate(int space, const char *label, size_t byt
   });
 }
 
-extern "C" kp_status kp_bridge_host_allocate(const char *label, size_t bytes, int zero, void **out,
-                                             kp_error *err) noexcept {
-  return guarded(err, [&]() -> kp_status {
-    if (auto s = require_initialized(err)) return s;
-    void *p = nullptr;
-    try {
-      p = Kokkos::HostSpace().allocate(label ? label : "", bytes);
-    } catch (std::exception &e) {
-      return allocation_failed(err, label, bytes, Kokkos::HostSpace::name(), e.what());
-    }
-    if (!p) return allocation_failed(err, label, bytes, Kokkos::HostSpace::name(), nullptr);
-    advise_huge_pages(p, bytes);
-    if (zero) std::memset(p, 0, bytes);
-    *out = p;
-    return KP_OK;
-  });
-}
-
-extern "C" kp_status kp_bridge_host_deallocate(const char *label, void *ptr, size_t bytes, kp_error *err) noexcept {
-  return guarded(err, [&]() -> kp_status {
-    Kokkos::HostSpace().deallocate(label ? label : "", ptr, bytes);
-    return KP_OK;
-  });
-}
-
-extern "C" kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err) noexcept {
+extern "C" kp_status kp_bridge_deallocate(int space, const char *label, void *ptr, size_t bytes,
+                                          kp_error *err) noexcept {
   // No initialized check: the core calls this from Kokkos' finalize hook,
   // while Kokkos is still alive, and never after finalize.
   return guarded(err, [&]() -> kp_status {
     return with_space(space, err, [&](auto sp) -> kp_status {
       using S = typename decltype(sp)::type;
-      Kokkos::kokkos_free<S>(ptr);
+      S().deallocate(label ? label : "", ptr, bytes);
       return KP_OK;
     });
   });

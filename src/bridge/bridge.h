@@ -120,19 +120,15 @@ int kp_bridge_default_host_execution_space(void) KP_NOEXCEPT;
 
 /* ---- memory ------------------------------------------------------------ */
 
-/* Allocates bytes (> 0) in space through Kokkos with label, so Kokkos
- * Tools see it; zero-fills it when zero is set. In a space the host cannot
+/* Allocates bytes (> 0) in space through Kokkos with label (the space's
+ * allocate(label, size): Kokkos Tools see the allocation and its label, and
+ * no allocation record is made); zero-fills it when zero is set. Free it
+ * with kp_bridge_deallocate, the same label and the same size. In a space the host cannot
  * access the fill is left queued on the default execution space instance
  * (no fence): the caller orders consumers on other streams after it. */
 kp_status kp_bridge_allocate(int space, const char *label, size_t bytes, int zero, void **out,
                              kp_error *err) KP_NOEXCEPT;
-kp_status kp_bridge_deallocate(int space, void *ptr, kp_error *err) KP_NOEXCEPT;
-/* HostSpace memory without Kokkos' allocation record (half the cost of
- * kokkos_malloc): HostSpace::allocate with the label, so Kokkos Tools see
- * the same allocation event; zero-filled when zero is set. Free it with
- * kp_bridge_host_deallocate, the same label and the same size. */
-kp_status kp_bridge_host_allocate(const char *label, size_t bytes, int zero, void **out, kp_error *err) KP_NOEXCEPT;
-kp_status kp_bridge_host_deallocate(const char *label, void *ptr, size_t bytes, kp_error *err) KP_NOEXCEPT;
+kp_status kp_bridge_deallocate(int space, const char *label, void *ptr, size_t bytes, kp_error *err) KP_NOEXCEPT;
 
 /* Copies bytes between any two available spaces (fences before and after,
  * reports a labelled deep-copy event to Kokkos Tools). */

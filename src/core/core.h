@@ -357,7 +357,7 @@ typedef struct kp_owner {
     _Alignas(16) unsigned char inline_ctx[KP_OWNER_INLINE_BYTES];
   };
   int has_buffer;
-  size_t host_bytes;       /* KP_OWNER_KOKKOS in HostSpace: the size (kp_bridge_host_allocate'd); 0 otherwise */
+  size_t bytes;            /* KP_OWNER_KOKKOS: the size allocated (freed with it); 0 otherwise */
   void (*deleter)(void *); /* KP_OWNER_EXTERNAL */
   void *deleter_ctx;
   const char *tag;        /* KP_OWNER_EXTERNAL: the tag given through the C API (external_owner), or NULL */

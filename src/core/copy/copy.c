@@ -404,6 +404,9 @@ static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where)
   return rc;
 }
 
+/* The label of the temporaries of a staged copy (Kokkos Tools see it). */
+static const char staging_label[] = "kokkos.deep_copy staging";
+
 static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *pp, size_t is, Py_ssize_t n, const char *where) {
   kp_plan p = *pp;
   int dhost = kp_bridge_space_host_accessible(dst->space), shost = kp_bridge_space_host_accessible(src->space);
@@ -423,7 +426,7 @@ static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *pp, size_t is
   size_t bytes = (size_t)n * is;
   const char *contig_src = src->data; /* C-ordered from here on */
   if (!(kp_view_is_c_contiguous(src))) {
-    kp_status s = kp_bridge_allocate(src->space, "kokkos.deep_copy staging", bytes, 0, &stage_src, &err);
+    kp_status s = kp_bridge_allocate(src->space, staging_label, bytes, 0, &stage_src, &err);
     if (s != KP_OK) {
       kp_raise_bridge(s, &err, where);
       goto done;
@@ -444,7 +447,7 @@ static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *pp, size_t is
     goto done;
   }
   {
-    kp_status s = kp_bridge_allocate(dst->space, "kokkos.deep_copy staging", bytes, 0, &stage_dst, &err);
+    kp_status s = kp_bridge_allocate(dst->space, staging_label, bytes, 0, &stage_dst, &err);
     if (s != KP_OK) {
       kp_raise_bridge(s, &err, where);
       goto done;
@@ -464,8 +467,8 @@ static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *pp, size_t is
     }
   }
 done:
-  if (stage_src) kp_bridge_deallocate(src->space, stage_src, &err);
-  if (stage_dst) kp_bridge_deallocate(dst->space, stage_dst, &err);
+  if (stage_src) kp_bridge_deallocate(src->space, staging_label, stage_src, bytes, &err);
+  if (stage_dst) kp_bridge_deallocate(dst->space, staging_label, stage_dst, bytes, &err);
   return rc;
 }
 

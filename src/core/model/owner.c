@@ -4,8 +4,8 @@
  * - Every View holds a strong reference to the Allocation of its memory;
  *   subviews, mirror views of host Views and exported buffers share it, so
  *   the memory goes when the last of them goes.
- * - KP_OWNER_KOKKOS memory came from kokkos_malloc (through the bridge) and
- *   is freed with kokkos_free. KP_OWNER_PYOBJECT memory belongs to a Python
+ * - KP_OWNER_KOKKOS memory came from the space's allocate (through the
+ *   bridge) and is freed with its deallocate, the same label and size. KP_OWNER_PYOBJECT memory belongs to a Python
  *   exporter that the Allocation keeps alive. KP_OWNER_EXTERNAL memory is
  *   released by a deleter given through the C API (a C++ View's reference
  *   count, kept in the Allocation's inline_ctx) or by DLPack's deleter.
@@ -53,15 +53,12 @@ static void registry_remove(kp_owner *o) {
 
 /* Returns KP_OWNER_KOKKOS memory to Kokkos the way it was allocated. */
 static kp_status owner_deallocate(kp_owner *o, kp_error *err) {
-  if (o->host_bytes) {
-    const char *label = o->label ? PyUnicode_AsUTF8(o->label) : "";
-    if (!label) {
-      PyErr_Clear();
-      label = "";
-    }
-    return kp_bridge_host_deallocate(label, o->data, o->host_bytes, err);
+  const char *label = o->label ? PyUnicode_AsUTF8(o->label) : "";
+  if (!label) {
+    PyErr_Clear();
+    label = "";
   }
-  return kp_bridge_deallocate(o->space, o->data, err);
+  return kp_bridge_deallocate(o->space, label, o->data, o->bytes, err);
 }
 
 /* Frees the memory of a registered Allocation now (Kokkos still alive). */
@@ -108,7 +105,7 @@ static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *da
   o->label = NULL;
   o->exporter = NULL;
   o->has_buffer = 0;
-  o->host_bytes = 0;
+  o->bytes = 0;
   o->deleter = NULL;
   o->deleter_ctx = NULL;
   o->tag = NULL;
@@ -133,11 +130,7 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
   kp_status s;
   if (space == KP_SPACE_HOST && bytes < ((size_t)1 << 16)) {
     /* small host allocations: taking the GIL back costs more than they do */
-    s = kp_bridge_host_allocate(clabel, bytes, zero, &p, &err);
-  } else if (space == KP_SPACE_HOST) {
-    Py_BEGIN_ALLOW_THREADS
-    s = kp_bridge_host_allocate(clabel, bytes, zero, &p, &err);
-    Py_END_ALLOW_THREADS
+    s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
   } else {
     Py_BEGIN_ALLOW_THREADS
     s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
@@ -149,13 +142,10 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
   }
   kp_owner *o = owner_new(st, KP_OWNER_KOKKOS, space, p);
   if (!o) {
-    if (space == KP_SPACE_HOST)
-      kp_bridge_host_deallocate(clabel, p, bytes, &err);
-    else
-      kp_bridge_deallocate(space, p, &err);
+    kp_bridge_deallocate(space, clabel, p, bytes, &err);
     return NULL;
   }
-  if (space == KP_SPACE_HOST) o->host_bytes = bytes;
+  o->bytes = bytes;
   o->queued = zero && space != KP_SPACE_HOST && !kp_bridge_space_host_accessible(space);
   o->label = Py_XNewRef(label);
   registry_add(o);
