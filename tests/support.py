@@ -18,6 +18,7 @@ through this module:
 import importlib
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -189,3 +190,10 @@ def failed(proc, *reported, returncode=None):
     for text in reported:
         assert text in proc.stderr, f"{text!r} not reported\n{_output(proc)}"
     return proc
+
+
+def stable_id(value):
+    """A test id for a parameter that is the same in every process: repr(),
+    with the memory address of objects that have none of their own replaced
+    by their type's name (pytest-xdist workers must collect equal ids)."""
+    return re.sub(r"<([\w.]+) object at 0x[0-9a-f]+>", r"<\1>", repr(value))[:40]

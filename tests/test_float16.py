@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from support import LAYOUTS, shape_of
+from support import LAYOUTS, shape_of, stable_id
 
 F16 = np.float16
 
@@ -237,7 +237,7 @@ def test_stores_numbers_of_every_kind():
         (None, TypeError, "cannot store a NoneType in a View of float16"),
         (10**400, OverflowError, "int too large to convert to float"),
     ],
-    ids=repr,
+    ids=stable_id,
 )
 def test_bad_stores(value, exc, match):
     v = kokkos.View((2, 2), kokkos.float16)

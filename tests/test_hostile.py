@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import kokkos
-from support import load_scenario, run_scenario, succeeded
+from support import load_scenario, run_scenario, stable_id, succeeded
 
 # ---- shapes ---------------------------------------------------------------------------------
 
@@ -173,7 +173,7 @@ def test_slices_with_huge_steps_and_bounds_match_numpy(index):
     np.testing.assert_array_equal(np.asarray(sub.create_mirror()), ref)
 
 
-@pytest.mark.parametrize("index", [2**62, -(2**62), 2**64, (0, 2**63), Index(2**40)], ids=repr)
+@pytest.mark.parametrize("index", [2**62, -(2**62), 2**64, (0, 2**63), Index(2**40)], ids=stable_id)
 def test_huge_integer_indices_are_index_errors(index):
     arr = np.zeros((4, 4))
     v = kokkos.array(arr)
@@ -193,7 +193,7 @@ def test_index_whose_index_raises_propagates_its_error():
         v[1 : RaisingIndex()]
 
 
-@pytest.mark.parametrize("value", ["1", b"1", object(), [1.0], None], ids=repr)
+@pytest.mark.parametrize("value", ["1", b"1", object(), [1.0], None], ids=stable_id)
 def test_values_that_are_not_numbers(value):
     v = kokkos.View((4,))
     with pytest.raises(TypeError, match="cannot store"):
@@ -313,7 +313,7 @@ BAD_INTERFACES = [
 ]
 
 
-@pytest.mark.parametrize("changes,exc,match", BAD_INTERFACES, ids=lambda x: repr(x)[:40])
+@pytest.mark.parametrize("changes,exc,match", BAD_INTERFACES, ids=stable_id)
 def test_lying_array_interfaces_are_refused(changes, exc, match):
     obj = _interface_of(np.arange(4.0), **changes)
     with pytest.raises(exc, match=match or None):  # (no match: CPython's own message)
