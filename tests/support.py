@@ -197,3 +197,16 @@ def stable_id(value):
     with the memory address of objects that have none of their own replaced
     by their type's name (pytest-xdist workers must collect equal ids)."""
     return re.sub(r"<([\w.]+) object at 0x[0-9a-f]+>", r"<\1>", repr(value))[:40]
+
+
+def cuda_fill_module():
+    """The C++ test module of tests/cxx_cuda (pybind11, CudaSpace Views),
+    built once per interpreter and worker, and imported."""
+    import cxx_build
+
+    out = cxx_build.cmake_build(
+        Path(__file__).parent / "cxx_cuda",
+        "cuda-fill",
+        {"pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir")},
+    )
+    return cxx_build.import_from(out, "kp_cuda_fill")

@@ -2,12 +2,10 @@
 through CuPy; Python hands a device View back to C++. Runs where Kokkos has
 CUDA (and CuPy is installed); skipped elsewhere."""
 
-from pathlib import Path
-
 import pytest
 
 import kokkos
-from support import HAS_CUDA
+from support import HAS_CUDA, cuda_fill_module
 
 pytestmark = [
     pytest.mark.cuda,
@@ -17,14 +15,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def module():
-    import cxx_build
-
-    out = cxx_build.cmake_build(
-        Path(__file__).parent / "cxx_cuda",
-        "cuda-fill",
-        {"pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir")},
-    )
-    return cxx_build.import_from(out, "kp_cuda_fill")
+    return cuda_fill_module()
 
 
 def test_cxx_fills_device_view_seen_by_cupy(module):

@@ -8,13 +8,12 @@ tests need a CUDA Kokkos, CuPy and the C++ test module of test_cuda_cxx.py;
 the last test checks the refusal on a Kokkos without CUDA."""
 
 import ctypes
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import kokkos
-from support import HAS_CUDA
+from support import HAS_CUDA, cuda_fill_module
 
 needs_cuda = pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space")
 
@@ -24,14 +23,7 @@ PAGEABLE_MEMORY_ACCESS = 88
 
 @pytest.fixture(scope="module")
 def module():
-    import cxx_build
-
-    out = cxx_build.cmake_build(
-        Path(__file__).parent / "cxx_cuda",
-        "cuda-fill",
-        {"pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir")},
-    )
-    return cxx_build.import_from(out, "kp_cuda_fill")
+    return cuda_fill_module()
 
 
 @pytest.fixture

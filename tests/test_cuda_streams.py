@@ -10,12 +10,10 @@ Each test first checks that the producer is really still busy, so a pass is
 not an accident of timing. Runs where Kokkos has CUDA; skipped elsewhere.
 """
 
-from pathlib import Path
-
 import pytest
 
 import kokkos
-from support import HAS_CUDA
+from support import HAS_CUDA, cuda_fill_module
 
 pytestmark = [
     pytest.mark.cuda,
@@ -29,15 +27,9 @@ SLOW = 200_000_000
 
 @pytest.fixture(scope="module")
 def module():
-    import cxx_build
-
-    out = cxx_build.cmake_build(
-        Path(__file__).parent / "cxx_cuda",
-        "cuda-fill",
-        {"pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir")},
-    )
+    m = cuda_fill_module()
     kokkos.initialize()
-    return cxx_build.import_from(out, "kp_cuda_fill")
+    return m
 
 
 def queue_slow_fill(module, view, value):

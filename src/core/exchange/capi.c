@@ -23,6 +23,7 @@
  * making a str per call.
  */
 #include "core.h"
+#include "exchange.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -207,13 +208,8 @@ static int capi_require_kokkos(const char *where) {
  * exchange protocols order their consumers after that stream); C++ code
  * may run on any instance, so the first hand-over to C++ waits for it. */
 static int capi_fence_queued(kp_owner *o) {
-  kp_error err;
-  err.message[0] = 0;
-  kp_status s;
-  Py_BEGIN_ALLOW_THREADS
-  s = kp_bridge_fence("kokkos_python::from_python: a new View's initialization", &err);
-  Py_END_ALLOW_THREADS
-  if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos_python::from_python");
+  if (kp_fence_kokkos("kokkos_python::from_python: a new View's initialization", "kokkos_python::from_python") < 0)
+    return -1;
   o->queued = 0;
   return 0;
 }

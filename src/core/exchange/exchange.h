@@ -66,6 +66,10 @@ kp_view *kp_view_from_cai(kp_state *st, PyObject *obj, PyObject *label, const ch
 
 /* ---- stream ordering (stream.c) ----------------------------------------------- */
 
+/* Blocks until Kokkos' queued work is done (a fence named label, for Kokkos
+ * Tools), GIL released; -1 with an exception naming where. */
+int kp_fence_kokkos(const char *label, const char *where);
+
 /* Orders imported device memory after its producer's stream (a protocol
  * integer): Kokkos' stream waits for it through an event, and the host
  * waits too when it can reach the memory. Initializes Kokkos. -1 with

@@ -13,14 +13,13 @@
 #include "exchange.h"
 #include "exchange_bridge.h"
 
-/* Blocks until Kokkos' queued work is done, GIL released; -1 with exception. */
-static int fence_kokkos(const char *where) {
+int kp_fence_kokkos(const char *label, const char *where) {
   if (!kp_bridge_is_initialized()) return 0; /* nothing can be queued */
   kp_error err;
   err.message[0] = 0;
   kp_status s;
   Py_BEGIN_ALLOW_THREADS
-  s = kp_bridge_fence("kokkos.View.__dlpack__", &err);
+  s = kp_bridge_fence(label, &err);
   Py_END_ALLOW_THREADS
   return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
 }
@@ -39,7 +38,7 @@ static int wait_stream(int space, uintptr_t stream, const char *where) {
 int kp_order_export(int space, int32_t device_type, uintptr_t consumer, const char *where) {
   if (space == KP_SPACE_HOST || !kp_bridge_is_initialized()) return 0;
   if (device_type == KP_DL_CPU || !(kp_dl_is_cuda_device(device_type) || kp_dl_is_rocm_device(device_type)))
-    return fence_kokkos(where);
+    return kp_fence_kokkos("kokkos.View.__dlpack__", where);
   kp_error err;
   err.message[0] = 0;
   kp_status s = kp_bridge_stream_wait(space, consumer, kp_bridge_kokkos_stream(space), &err);
