@@ -140,6 +140,15 @@ def test_pageable_memory_where_the_gpu_cannot_read_it(module, cp, monkeypatch):
         np.testing.assert_array_equal(host, 2.0 * np.arange(12.0).reshape(4, 3))
 
 
+@pytest.mark.cuda
+@needs_cuda
+@pytest.mark.parametrize("space", ["CudaUVMSpace", "CudaHostPinnedSpace"])
+def test_host_accessible_device_spaces_keep_refusing(space):
+    # the host reads Views there directly: only memory of that space fits
+    with pytest.raises(ValueError, match="would need a copy \\(it lives in another memory space"):
+        kokkos.unmanaged_array(np.zeros(3), space=space)
+
+
 def test_device_space_this_kokkos_lacks():
     if HAS_CUDA:
         pytest.skip("this Kokkos has CUDA")

@@ -193,7 +193,8 @@ static PyObject *from_array(kp_state *st, PyObject *obj, PyObject *label, PyObje
   kp_view *w = wrap_memory(st, obj, label, dynamic, traits, where);
   if (!w) return NULL;
   if (want_dt < 0) want_dt = w->dtype;
-  if (unmanaged_asked && !copy && want_dt == w->dtype && space >= 0 && space != w->space && w->space == KP_SPACE_HOST) {
+  if (unmanaged_asked && !copy && want_dt == w->dtype && space >= 0 && space != w->space && w->space == KP_SPACE_HOST &&
+      !kp_bridge_space_host_accessible(space)) {
     if (kp_space_check_available(space, where) < 0) {
       Py_DECREF(w);
       return NULL;
