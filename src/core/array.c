@@ -170,9 +170,8 @@ static kp_view *wrap_memory(kp_state *st, PyObject *obj, PyObject *label, int dy
  * denies for a check of code meant for GPUs without it. Elsewhere the View
  * is marked, and kernels, device copies and device exports refuse it. */
 static PyObject *device_view_over_host(kp_state *st, kp_view *w, int space, int dynamic) {
-  int device = 0;
   unsigned reach = KP_REACH_HOST_BUFFER;
-  if (kp_bridge_pointer_space(w->data, &device) < 0) {
+  if (kp_bridge_pointer_space(w->data, NULL) < 0) {
     const char *env = getenv("KOKKOS_PYTHON_PAGEABLE_ACCESS");
     int denied = env && strcmp(env, "0") == 0;
     if (denied || !kp_bridge_pageable_access(space)) reach |= KP_REACH_NO_DEVICE;
