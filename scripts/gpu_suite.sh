@@ -12,7 +12,9 @@
 # and prints their summary lines at the end. PART runs a part only: `cuda`
 # (1 and 3) or `rest` (2), e.g. to split the run over two calls of a
 # time-limited remote machine; the build is incremental. Logs go to
-# OUT/*.log. The
+# OUT/*.log, one line per test (so a run cut short still names what failed).
+# WORKERS=N spreads the tests over N pytest-xdist workers, a test file each
+# (`--dist loadfile`), where pytest-xdist is installed. The
 # machine's Python needs numpy, pytest, hypothesis, pybind11, nanobind,
 # scikit-build-core, cmake and ninja; CuPy, PyTorch, JAX and mpi4py are used
 # where present. Exits non-zero when the build or a test failed.
@@ -46,14 +48,20 @@ fi
 
 rc=0
 summary=()
+spread=()
+if [ -n "${WORKERS:-}" ] && "$py" -c 'import xdist' 2>/dev/null; then
+  spread=(-n "$WORKERS" --dist loadfile)
+fi
 if [ "$part" != rest ]; then
   t0=$(date +%s)
-  "$py" -m pytest -q -m cuda -rfE tests 2>&1 | tee "$out/cuda.log" | tail -n 40 || rc=1
+  "$py" -m pytest -v -m cuda -rfE "${spread[@]}" tests >"$out/cuda.log" 2>&1 || rc=1
+  grep -E "(FAILED|ERROR) |^[0-9]+ (passed|failed)|=+ .*(passed|failed)" "$out/cuda.log" | tail -n 40
   summary+=("cuda-marked tests ($(($(date +%s) - t0)) s): $(tail -n 1 "$out/cuda.log")")
 fi
 if [ "$part" != cuda ]; then
   t0=$(date +%s)
-  "$py" -m pytest -q -m "not cuda" -rfE tests 2>&1 | tee "$out/suite.log" | tail -n 60 || rc=1
+  "$py" -m pytest -v -m "not cuda" -rfE "${spread[@]}" tests >"$out/suite.log" 2>&1 || rc=1
+  grep -E "(FAILED|ERROR) |=+ .*(passed|failed)" "$out/suite.log" | tail -n 60
   summary+=("other tests ($(($(date +%s) - t0)) s): $(tail -n 1 "$out/suite.log")")
 fi
 if [ "$part" != rest ]; then
