@@ -496,6 +496,8 @@ def test_suite_runner_reads_pytest_results():
     )
     assert merged["test_ufuncs"] == ([(0, True), (-6, False)], {"passed": 7, "failed": 1}, 12.0)
     assert merged["test_views"][1] == {"passed": 37}
+    assert runner.describe(5, {}, True) == "no tests ran"
+    assert runner.describe(-6, {"passed": 20}, False) == "20 passed before the process ended (exit -6: an abort)"
 
 
 @pytest.mark.parametrize(
