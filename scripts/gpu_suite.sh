@@ -55,13 +55,13 @@ fi
 if [ "$part" != rest ]; then
   t0=$(date +%s)
   "$py" -m pytest -v -m cuda -rfE "${spread[@]}" tests >"$out/cuda.log" 2>&1 || rc=1
-  grep -E "(FAILED|ERROR) |^[0-9]+ (passed|failed)|=+ .*(passed|failed)" "$out/cuda.log" | tail -n 40
+  grep -E "(FAILED|ERROR) |=+ .*(passed|failed|skipped)" "$out/cuda.log" | tail -n 40
   summary+=("cuda-marked tests ($(($(date +%s) - t0)) s): $(tail -n 1 "$out/cuda.log")")
 fi
 if [ "$part" != cuda ]; then
   t0=$(date +%s)
   "$py" -m pytest -v -m "not cuda" -rfE "${spread[@]}" tests >"$out/suite.log" 2>&1 || rc=1
-  grep -E "(FAILED|ERROR) |=+ .*(passed|failed)" "$out/suite.log" | tail -n 60
+  grep -E "(FAILED|ERROR) |=+ .*(passed|failed|skipped)" "$out/suite.log" | tail -n 60
   summary+=("other tests ($(($(date +%s) - t0)) s): $(tail -n 1 "$out/suite.log")")
 fi
 if [ "$part" != rest ]; then
