@@ -3,7 +3,7 @@ prints one result line per file (docs/pykokkos.md's table).
 
     python tests/pykokkos_suite.py --src /path/to/pykokkos [--jobs N]
         [--space Cuda] [--split tests/test_ufuncs.py=8] [--out DIR]
-        [--deselect NODEID ...] [FILE ...]
+        [--deselect NODEID ...] [--timeout S] [FILE ...]
 
 Each file runs in its own interpreter and its own directory (pykokkos writes
 its generated code and compiled kernels under pk_cpp/ there), so an abort
@@ -13,7 +13,9 @@ every kernel on a GPU build: 4 tests took 98 s in one process on the H200's
 host, so the files run side by side). --split FILE=K cuts a file's tests into K parts,
 each its own process, for a file with many kernels (test_ufuncs). --space
 sets pykokkos' default execution space (PYKOKKOS_DEFAULT_SPACE; the host
-backend kokkos was built with otherwise). Logs go to OUT/<part>.log. The
+backend kokkos was built with otherwise). Logs go to OUT/<part>.log as the tests run; --timeout S stops a process
+still running after S seconds (a time-limited machine) and reports what it
+finished. The
 pytest plugin tests/pykokkos_default_space.py sets the space. Exits
 non-zero when a file failed or aborted."""
 
@@ -22,6 +24,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -92,33 +95,40 @@ def progress(output):
     return found
 
 
-def run_part(name, tree, targets, env, workdir, out, deselected, extra):
+def run_part(name, tree, targets, env, workdir, out, deselected, extra, limit=None):
+    """One pytest process over TARGETS in its own directory. Its output goes
+    to OUT/NAME.log as it runs, so a run cut short keeps what it printed; a
+    part still running after LIMIT seconds is stopped (with the compiles it
+    started) and reported as not finished."""
     cwd = Path(workdir) / name
     cwd.mkdir(parents=True, exist_ok=True)
-    start = time.monotonic()
-    res = subprocess.run(
-        pytest_command(
-            tree,
-            "-q",
-            "-rfE",
-            "-p",
-            "pykokkos_default_space",
-            *[arg for t in deselected for arg in ("--deselect", t)],
-            *extra,
-            *targets,
-        ),
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
+    log = Path(out) / f"{name}.log"
+    command = pytest_command(
+        tree,
+        "-q",
+        "-rfE",
+        "-p",
+        "pykokkos_default_space",
+        *[arg for t in deselected for arg in ("--deselect", t)],
+        *extra,
+        *targets,
     )
-    output = res.stdout + res.stderr
-    (Path(out) / f"{name}.log").write_text(output)
+    start = time.monotonic()
+    with open(log, "w") as sink:
+        proc = subprocess.Popen(
+            command, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            rc = proc.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            rc = "time limit"
+    output = log.read_text(errors="replace")
     found = counts(output)
     # pytest's exit status 5: the file has no tests (pykokkos' test_parallelfor.py)
-    finished = bool(found) or res.returncode == 5
-    return name, res.returncode, found or progress(output), time.monotonic() - start, finished
+    finished = bool(found) or rc == 5
+    return name, rc, found or progress(output), time.monotonic() - start, finished
 
 
 def outcomes(found):
@@ -128,7 +138,8 @@ def outcomes(found):
 def describe(rc, found, finished):
     text = outcomes(found)
     if not finished:
-        text += f" before the process ended (exit {rc}{': an abort' if rc == -6 else ''})"
+        why = "stopped at the time limit" if rc == "time limit" else f"exit {rc}{': an abort' if rc == -6 else ''}"
+        text += f" before the process ended ({why})"
     return text
 
 
@@ -153,6 +164,7 @@ def main(argv=None):
     parser.add_argument("--split", action="append", default=[], metavar="FILE=K")
     parser.add_argument("--deselect", action="append", default=[], metavar="NODEID")
     parser.add_argument("--out", help="where the logs go (default: a new temporary directory)")
+    parser.add_argument("--timeout", type=float, help="stop a process still running after this many seconds")
     parser.add_argument("--pytest-args", default="", help="more arguments for each pytest run")
     parser.add_argument("files", nargs="*", help="test files, relative to the pykokkos tree (default: all)")
     args = parser.parse_args(argv)
@@ -201,7 +213,7 @@ def main(argv=None):
     start = time.monotonic()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = [
-            pool.submit(run_part, name, tree, targets, env, workdir, out, args.deselect, extra)
+            pool.submit(run_part, name, tree, targets, env, workdir, out, args.deselect, extra, args.timeout)
             for name, targets in parts
         ]
         results = []
@@ -213,10 +225,10 @@ def main(argv=None):
     bad = False
     print(f"\n{'file':<36} result")
     for base, (rcs, total, seconds) in merge(results).items():
-        aborted = [rc for rc, finished in rcs if not finished]
+        aborted = [rc if rc == "time limit" else f"exit {rc}" for rc, finished in rcs if not finished]
         text = outcomes(total)
         if aborted:
-            text += f"; {len(aborted)} of {len(rcs)} processes ended early (exit {aborted[0]}: see the log)"
+            text += f"; {len(aborted)} of {len(rcs)} processes ended early ({aborted[0]}: see the log)"
         bad = bad or bool(aborted) or total.get("failed", 0) > 0 or total.get("error", 0) > 0
         print(f"{base:<36} {text} ({seconds:.0f} s)")
     print(f"pykokkos_suite: {time.monotonic() - start:.0f} s")

