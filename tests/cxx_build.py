@@ -10,6 +10,8 @@ installed headers or the test sources changed.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import hashlib
 import os
@@ -46,20 +48,34 @@ def _cmake_dir(module: str, flag: str) -> str:
 
 
 def build_dir(name: str) -> Path:
-    """A build directory for this interpreter and installed package (and
-    pytest-xdist worker, so that parallel workers never build into one)."""
+    """A build directory for this interpreter and installed package, shared
+    by pytest-xdist workers: cmake_build() takes a lock on it, so the first
+    worker builds and the others find the build done (nvcc takes minutes
+    over these modules; one build per worker multiplied that)."""
     key = hashlib.sha1(f"{sys.prefix}|{kokkos.get_include()}|{sys.version}".encode()).hexdigest()[:10]
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    path = ROOT / "build" / f"test-{name}-{key}{'-' + worker if worker else ''}"
+    path = ROOT / "build" / f"test-{name}-{key}"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@contextlib.contextmanager
+def locked(path: Path):
+    """Holds an exclusive lock on path/.lock: one process at a time builds
+    in path (another one waits, then finds the build up to date)."""
+    with open(path / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def build_jobs() -> int:
     """Compile jobs for one build: the machine's cores, shared among the
     pytest-xdist workers (each may be building at once; with nvcc a compile
     of these modules takes most of a minute, and 16 workers each running 16
-    jobs left the GPU machine's 16 cores too loaded to run the tests)."""
+    jobs, beside other compiles, kept the GPU machine's 16 cores at a load
+    of 45)."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
     return max(1, (os.cpu_count() or 2) // workers)
 
@@ -87,12 +103,13 @@ def cmake_build(source: Path, name: str, defines: dict[str, str] | None = None) 
         f"-DPython_EXECUTABLE={sys.executable}",
         f"-Dkokkos_python_DIR={kokkos.get_cmake_dir()}",
     ]
-    if not (out / "CMakeCache.txt").exists() and _tool("ninja"):
-        args += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}"]
     for key, value in (defines or {}).items():
         args.append(f"-D{key}={value}")
-    _run(args, out / "configure.log")
-    _run([cmake, "--build", str(out), "--parallel", str(build_jobs())], out / "build.log")
+    with locked(out):
+        if not (out / "CMakeCache.txt").exists() and _tool("ninja"):
+            args += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}"]
+        _run(args, out / "configure.log")
+        _run([cmake, "--build", str(out), "--parallel", str(build_jobs())], out / "build.log")
     return out
 
 
