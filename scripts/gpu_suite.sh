@@ -11,8 +11,10 @@
 #   3. bench/bench_cuda.py (bandwidths and exchange costs against CuPy),
 # and prints their summary lines at the end. PART runs a part only: `cuda`
 # (1 and 3) or `rest` (2), e.g. to split the run over two calls of a
-# time-limited remote machine; the build is incremental. Logs go to
-# OUT/*.log, one line per test (so a run cut short still names what failed).
+# time-limited remote machine; the build is incremental. `rest:I/N` runs
+# the I-th of N shares of 2 (every N-th test file from the I-th, so the
+# heavy C++ files spread over the shares). Logs go to OUT/*.log, one line
+# per test (so a run cut short still names what failed).
 # WORKERS=N spreads the tests over N pytest-xdist workers, a test file each
 # (`--dist loadfile`), where pytest-xdist is installed. The
 # machine's Python needs numpy, pytest, hypothesis, pybind11, nanobind,
@@ -24,6 +26,18 @@ cd "$(dirname "$0")/.."
 py=${PYTHON:-python3}
 out=${1:-build/gpu-suite}
 part=${2:-all}
+targets=(tests)
+log_name=suite.log
+if [[ "$part" =~ ^rest:([0-9]+)/([0-9]+)$ ]] && ((BASH_REMATCH[1] >= 1 && BASH_REMATCH[1] <= BASH_REMATCH[2])); then
+  share=${BASH_REMATCH[1]}
+  shares=${BASH_REMATCH[2]}
+  mapfile -t targets < <(ls tests/test_*.py | sort | awk -v i="$share" -v n="$shares" '(NR - i) % n == 0')
+  log_name="suite-$share-of-$shares.log"
+  echo "gpu_suite: share $share of $shares: ${targets[*]}"
+elif [[ ! "$part" =~ ^(all|cuda|rest)$ ]]; then
+  echo "gpu_suite: PART is all, cuda, rest or rest:I/N (1 <= I <= N), not '$part'" >&2
+  exit 2
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 export PYTHONUNBUFFERED=1
@@ -52,7 +66,7 @@ spread=()
 if [ -n "${WORKERS:-}" ] && "$py" -c 'import xdist' 2>/dev/null; then
   spread=(-n "$WORKERS" --dist loadfile)
 fi
-if [ "$part" != rest ]; then
+if [[ "$part" != rest* ]]; then
   t0=$(date +%s)
   "$py" -m pytest -v -m cuda -rfE "${spread[@]}" tests >"$out/cuda.log" 2>&1 || rc=1
   grep -E "(FAILED|ERROR) |=+ .*(passed|failed|skipped)" "$out/cuda.log" | tail -n 40
@@ -60,11 +74,12 @@ if [ "$part" != rest ]; then
 fi
 if [ "$part" != cuda ]; then
   t0=$(date +%s)
-  "$py" -m pytest -v -m "not cuda" -rfE "${spread[@]}" tests >"$out/suite.log" 2>&1 || rc=1
-  grep -E "(FAILED|ERROR) |=+ .*(passed|failed|skipped)" "$out/suite.log" | tail -n 60
-  summary+=("other tests ($(($(date +%s) - t0)) s): $(tail -n 1 "$out/suite.log")")
+  log="$out/$log_name"
+  "$py" -m pytest -v -m "not cuda" -rfE "${spread[@]}" "${targets[@]}" >"$log" 2>&1 || rc=1
+  grep -E "(FAILED|ERROR) |=+ .*(passed|failed|skipped)" "$log" | tail -n 60
+  summary+=("other tests, $part ($(($(date +%s) - t0)) s): $(tail -n 1 "$log")")
 fi
-if [ "$part" != rest ]; then
+if [[ "$part" != rest* ]]; then
   t0=$(date +%s)
   "$py" bench/bench_cuda.py 2>&1 | tee "$out/bench.log" || rc=1
   summary+=("bench_cuda ($(($(date +%s) - t0)) s):")
@@ -74,5 +89,5 @@ echo
 echo "==== gpu_suite summary ===="
 echo "build: $((built - start)) s"
 for line in "${summary[@]}"; do echo "$line"; done
-[ "$part" != rest ] && { grep -E "GB/s|ns " "$out/bench.log" || true; }
+[[ "$part" != rest* ]] && { grep -E "GB/s|ns " "$out/bench.log" || true; }
 exit $rc

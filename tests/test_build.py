@@ -5,6 +5,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -189,3 +190,47 @@ def test_the_link_hint_finder_finds_what_pathfinder_finds():
 
     spec = hint._LinkHintFinder.find_spec("_core", kokkos.__path__)
     assert isinstance(spec.loader, hint._LinkHintLoader)
+
+
+def gpu_suite_first_line(part):
+    """Starts scripts/gpu_suite.sh with PART and returns the first line it
+    prints, stopping it before it builds anything."""
+    proc = subprocess.Popen(
+        ["bash", str(ROOT / "scripts" / "gpu_suite.sh"), str(ROOT / "build" / "gpu-suite-test"), part],
+        env={**os.environ, "Kokkos_ROOT": "/nonexistent"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    line = proc.stdout.readline()
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    proc.stdout.close()
+    return line
+
+
+def test_gpu_suite_shares_cover_every_test_file_once():
+    """gpu_suite.sh's rest:I/N: N shares of the test files, every file in
+    exactly one, so a time-limited GPU machine can run the suite in N calls."""
+    everything = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").glob("test_*.py"))
+    shares = []
+    for i in (1, 2, 3):
+        line = gpu_suite_first_line(f"rest:{i}/3")
+        assert line.startswith(f"gpu_suite: share {i} of 3: "), line
+        shares.append(line.split(": ", 2)[2].split())
+    assert sorted(f for share in shares for f in share) == everything
+    assert all(len(share) >= len(everything) // 3 for share in shares)
+
+
+@pytest.mark.parametrize("part", ["rest:0/2", "rest:3/2", "tests", "rest:1"])
+def test_gpu_suite_refuses_an_unknown_part(part):
+    res = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "gpu_suite.sh"), str(ROOT / "build" / "gpu-suite-test"), part],
+        env={**os.environ, "Kokkos_ROOT": "/nonexistent"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert res.returncode == 2 and "PART is all, cuda, rest or rest:I/N" in res.stderr, res.stderr
