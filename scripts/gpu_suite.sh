@@ -12,8 +12,8 @@
 # and prints their summary lines at the end. PART runs a part only: `cuda`
 # (1 and 3) or `rest` (2), e.g. to split the run over two calls of a
 # time-limited remote machine; the build is incremental. `rest:I/N` runs
-# the I-th of N shares of 2 (every N-th test file from the I-th, so the
-# heavy C++ files spread over the shares). Logs go to OUT/*.log, one line
+# the I-th of N shares of part 2 (every N-th test file from the I-th, so
+# the heavy C++ files spread over the shares). Logs go to OUT/*.log, one line
 # per test (so a run cut short still names what failed).
 # WORKERS=N spreads the tests over N pytest-xdist workers, a test file each
 # (`--dist loadfile`), where pytest-xdist is installed. The

@@ -50,8 +50,9 @@ def _cmake_dir(module: str, flag: str) -> str:
 def build_dir(name: str) -> Path:
     """A build directory for this interpreter and installed package, shared
     by pytest-xdist workers: cmake_build() takes a lock on it, so the first
-    worker builds and the others find the build done (nvcc takes minutes
-    over these modules; one build per worker multiplied that)."""
+    worker builds and the others find the build done (with a build per
+    worker, five workers of a GPU machine's run spent a whole 495 s call
+    building the same modules with nvcc)."""
     key = hashlib.sha1(f"{sys.prefix}|{kokkos.get_include()}|{sys.version}".encode()).hexdigest()[:10]
     path = ROOT / "build" / f"test-{name}-{key}"
     path.mkdir(parents=True, exist_ok=True)
@@ -72,10 +73,9 @@ def locked(path: Path):
 
 def build_jobs() -> int:
     """Compile jobs for one build: the machine's cores, shared among the
-    pytest-xdist workers (each may be building at once; with nvcc a compile
-    of these modules takes most of a minute, and 16 workers each running 16
-    jobs, beside other compiles, kept the GPU machine's 16 cores at a load
-    of 45)."""
+    pytest-xdist workers, each of which may be building at once (16 workers
+    running 16 jobs each, beside other compiles, kept a GPU machine's 16
+    cores at a load average of about 45)."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
     return max(1, (os.cpu_count() or 2) // workers)
 

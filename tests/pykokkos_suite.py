@@ -13,11 +13,11 @@ every kernel on a GPU build: 4 tests took 98 s in one process on the H200's
 host, so the files run side by side). --split FILE=K cuts a file's tests into K parts,
 each its own process, for a file with many kernels (test_ufuncs). --space
 sets pykokkos' default execution space (PYKOKKOS_DEFAULT_SPACE; the host
-backend kokkos was built with otherwise). Logs go to OUT/<part>.log as the tests run. --timeout S ends the whole run
-after S seconds (a time-limited machine): the parts still running are
-stopped with their compiles, those not started are not started, and what
-finished is reported; a SIGTERM to the runner does the same. The
-pytest plugin tests/pykokkos_default_space.py sets the space. Exits
+backend kokkos was built with otherwise). Logs go to OUT/<part>.log as the
+tests run. --timeout S ends the whole run after S seconds (a time-limited
+machine): the parts still running are stopped with their compiles, those not
+started are not started, and what finished is reported; a SIGTERM to the
+runner does the same. The pytest plugin tests/pykokkos_default_space.py sets the space. Exits
 non-zero when a file failed or aborted."""
 
 import argparse
@@ -138,6 +138,8 @@ def run_part(name, tree, targets, env, workdir, out, deselected, extra, deadline
             command, cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True
         )
         RUNNING.add(proc.pid)
+        if STOPPING.is_set():  # a SIGTERM came between the check above and now
+            os.killpg(proc.pid, signal.SIGKILL)
         try:
             rc = proc.wait(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -166,11 +168,15 @@ WHY = {
 }
 
 
+def ending(rc):
+    """How a part that did not finish ended, in words."""
+    return WHY.get(rc) or f"exit {rc}{': an abort' if rc == -6 else ''}"
+
+
 def describe(rc, found, finished):
     text = outcomes(found)
     if not finished:
-        why = WHY.get(rc) or f"exit {rc}{': an abort' if rc == -6 else ''}"
-        text += f" before the process ended ({why})"
+        text += f" before the process ended ({ending(rc)})"
     return text
 
 
@@ -260,10 +266,10 @@ def main(argv=None):
     bad = False
     print(f"\n{'file':<36} result")
     for base, (rcs, total, seconds) in merge(results).items():
-        aborted = [rc if rc in WHY else f"exit {rc}" for rc, finished in rcs if not finished]
+        aborted = [rc for rc, finished in rcs if not finished]
         text = outcomes(total)
         if aborted:
-            text += f"; {len(aborted)} of {len(rcs)} processes ended early ({aborted[0]}: see the log)"
+            text += f"; {len(aborted)} of {len(rcs)} processes ended early ({ending(aborted[0])}; see the log)"
         bad = bad or bool(aborted) or total.get("failed", 0) > 0 or total.get("error", 0) > 0
         print(f"{base:<36} {text} ({seconds:.0f} s)")
     print(f"pykokkos_suite: {time.monotonic() - start:.0f} s")

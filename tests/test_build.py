@@ -192,15 +192,24 @@ def test_the_link_hint_finder_finds_what_pathfinder_finds():
     assert isinstance(spec.loader, hint._LinkHintLoader)
 
 
-def gpu_suite_first_line(part):
-    """Starts scripts/gpu_suite.sh with PART and returns the first line it
-    prints, stopping it before it builds anything."""
-    proc = subprocess.Popen(
+def gpu_suite(part, **kwargs):
+    """scripts/gpu_suite.sh with PART, started (a Popen; the keyword
+    arguments go to it)."""
+    return subprocess.Popen(
         ["bash", str(ROOT / "scripts" / "gpu_suite.sh"), str(ROOT / "build" / "gpu-suite-test"), part],
         env={**os.environ, "Kokkos_ROOT": "/nonexistent"},
+        text=True,
+        **kwargs,
+    )
+
+
+def gpu_suite_first_line(part):
+    """The first line gpu_suite.sh prints, stopping it before it builds
+    anything."""
+    proc = gpu_suite(
+        part,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        text=True,
         start_new_session=True,
     )
     line = proc.stdout.readline()
@@ -225,12 +234,23 @@ def test_gpu_suite_shares_cover_every_test_file_once():
 
 @pytest.mark.parametrize("part", ["rest:0/2", "rest:3/2", "tests", "rest:1"])
 def test_gpu_suite_refuses_an_unknown_part(part):
-    res = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "gpu_suite.sh"), str(ROOT / "build" / "gpu-suite-test"), part],
-        env={**os.environ, "Kokkos_ROOT": "/nonexistent"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    proc = gpu_suite(part, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "PART is all, cuda, rest or rest:I/N" in stderr, stderr
+
+
+def test_a_build_directory_is_built_in_by_one_process_at_a_time(tmp_path):
+    """cxx_build.locked: while one process holds a build directory's lock,
+    another cannot take it; once released, it can (xdist workers share the
+    C++ test builds through it)."""
+    import cxx_build
+
+    probe = (
+        "import fcntl, sys\n"
+        f"handle = open({str(tmp_path / '.lock')!r}, 'w')\n"
+        "try:\n    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept BlockingIOError:\n    sys.exit(3)\n"
     )
-    assert res.returncode == 2 and "PART is all, cuda, rest or rest:I/N" in res.stderr, res.stderr
+    with cxx_build.locked(tmp_path):
+        held = subprocess.run([sys.executable, "-c", probe], check=False)
+    free = subprocess.run([sys.executable, "-c", probe], check=False)
+    assert (held.returncode, free.returncode) == (3, 0)

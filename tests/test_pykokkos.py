@@ -583,7 +583,7 @@ def test_suite_runner_ends_the_run_at_its_time_limit(tmp_path):
     assert res.returncode == 1, res.stdout + res.stderr
     assert "test_slow: 1 passed before the process ended (stopped at the time limit)" in res.stdout, res.stdout
     assert "test_later: no tests ran before the process ended (not started: the time limit came first)" in res.stdout
-    assert "1 of 1 processes ended early (time limit" in res.stdout, res.stdout
+    assert "1 of 1 processes ended early (stopped at the time limit; see the log)" in res.stdout, res.stdout
     assert (out / "test_slow.log").read_text().startswith(".")
 
 
