@@ -4,6 +4,8 @@ finalize at exit. Each scenario runs in its own interpreter, since Kokkos
 initializes once per process: short ones inline, the others in
 tests/scenarios/runtime_lifecycle.py."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -98,3 +100,56 @@ def test_numpy_outlives_everything():
     a = np.asarray(kokkos.array([3]))
     a[:] = 1
     assert a.sum() == 3
+
+
+# ---- OpenMP thread binding ----------------------------------------------------------------------
+
+BINDING = ("OMP_PROC_BIND", "OMP_PLACES")
+needs_openmp = pytest.mark.skipif(
+    "OpenMP" not in kokkos.enabled_backends(), reason="thread binding concerns Kokkos' OpenMP backend"
+)
+
+SHOW_BINDING = """
+    import ctypes, os, kokkos
+    kokkos.initialize()
+    libc = ctypes.CDLL(None)
+    libc.getenv.restype = ctypes.c_char_p
+    print("python", [os.environ.get(k) for k in ("OMP_PROC_BIND", "OMP_PLACES")])
+    print("c", [libc.getenv(k.encode()) for k in ("OMP_PROC_BIND", "OMP_PLACES")])
+"""
+
+
+def test_initialize_puts_no_thread_binding_into_the_environment():
+    # Neither Python's os.environ nor the C environment (what a forked child
+    # or a later-loaded OpenMP runtime reads) gains a value.
+    succeeded(run_python(SHOW_BINDING, unset=BINDING), "python [None, None]", "c [None, None]")
+
+
+def test_initialize_keeps_the_users_thread_binding():
+    proc = run_python(SHOW_BINDING, env={"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"})
+    succeeded(proc, "python ['close', 'cores']", "c [b'close', b'cores']")
+
+
+@needs_openmp
+def test_no_binding_warning_from_kokkos_when_the_user_set_none():
+    proc = succeeded(run_python("import kokkos; kokkos.initialize(); kokkos.finalize()", unset=BINDING))
+    assert "OMP_PROC_BIND" not in proc.stderr, proc.stderr
+
+
+@needs_openmp
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores to see a binding")
+def test_a_process_started_after_initialize_keeps_every_core():
+    # A child of a program that initialized Kokkos, itself initializing
+    # Kokkos, may run on every core its parent may: its main thread (and the
+    # compilers or workers it starts) is not bound to the first core.
+    code = """
+        import os, subprocess, sys, kokkos
+        kokkos.initialize()
+        child = "import os, kokkos; kokkos.initialize(); print(sorted(os.sched_getaffinity(0)))"
+        print("parent", sorted(os.sched_getaffinity(0)))
+        out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True).stdout
+        print("child", out.strip())
+    """
+    every = sorted(os.sched_getaffinity(0))
+    succeeded(run_python(code, unset=BINDING), f"parent {every}", f"child {every}")
+

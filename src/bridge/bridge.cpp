@@ -461,6 +461,31 @@ static kp_status check_numeric_flag(const std::string &arg_arg, kp_error *arg_er
   return fail(arg_err, KP_E_ARG, msg);
 }
 
+namespace {
+// Kokkos' OpenMP backend warns at initialize when OMP_PROC_BIND is unset.
+// The OpenMP runtime read its environment when it was loaded, with this
+// module, so no value set now can change how its threads are bound. Where
+// the user set neither OMP_PROC_BIND nor OMP_PLACES, the binding in effect is
+// none: Kokkos is shown OMP_PROC_BIND=false, which says so, for the length
+// of its initialize only. Leaving a value in the environment would reach
+// every child process (and any OpenMP runtime loaded later, PyTorch's): with
+// `spread`, their OpenMP runtimes bind the main thread to the first core,
+// and every compiler or worker they start then shares that one core.
+struct ProcBindShownToKokkos {
+  bool shown = false;
+  ProcBindShownToKokkos() {
+#if defined(KOKKOS_ENABLE_OPENMP)
+    shown = !std::getenv("OMP_PROC_BIND") && !std::getenv("OMP_PLACES") && setenv("OMP_PROC_BIND", "false", 0) == 0;
+#endif
+  }
+  ~ProcBindShownToKokkos() {
+    if (shown) unsetenv("OMP_PROC_BIND");
+  }
+  ProcBindShownToKokkos(const ProcBindShownToKokkos &) = delete;
+  ProcBindShownToKokkos &operator=(const ProcBindShownToKokkos &) = delete;
+};
+}  // namespace
+
 extern "C" kp_status kp_bridge_initialize(int argc, char **argv, const kp_init_settings *arg_s,
                                           kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
@@ -493,7 +518,10 @@ extern "C" kp_status kp_bridge_initialize(int argc, char **argv, const kp_init_s
     for (auto &a : args) cargv.push_back(a.data());
     cargv.push_back(nullptr);
     int cargc = static_cast<int>(args.size());
-    Kokkos::initialize(cargc, cargv.data());
+    {
+      ProcBindShownToKokkos quiet;
+      Kokkos::initialize(cargc, cargv.data());
+    }
     ensure_finalize_hook();
     if (print_config) Kokkos::print_configuration(std::cout, false);
     return KP_OK;

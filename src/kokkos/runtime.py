@@ -17,11 +17,6 @@ import warnings
 from . import _core
 from ._types import _BUILD, _EXEC_NAMES, _SPACE_NAMES
 
-# As pykokkos-base did: thread-binding defaults for OpenMP builds, unless set.
-if _BUILD["exec_available"][_EXEC_NAMES.index("OpenMP")]:
-    os.environ.setdefault("OMP_PROC_BIND", "spread")
-    os.environ.setdefault("OMP_PLACES", "threads")
-
 is_initialized = _core.is_initialized
 is_finalized = _core.is_finalized
 device_id = _core.device_id
