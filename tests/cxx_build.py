@@ -73,9 +73,7 @@ def locked(path: Path):
 
 def build_jobs() -> int:
     """Compile jobs for one build: the machine's cores, shared among the
-    pytest-xdist workers, each of which may be building at once (16 workers
-    running 16 jobs each, beside other compiles, kept a GPU machine's 16
-    cores at a load average of about 45)."""
+    pytest-xdist workers, each of which may be building at once."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
     return max(1, (os.cpu_count() or 2) // workers)
 

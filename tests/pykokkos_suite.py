@@ -9,8 +9,7 @@ Each file runs in its own interpreter and its own directory (pykokkos writes
 its generated code and compiled kernels under pk_cpp/ there), so an abort
 (Kokkos::abort in a kernel) ends that file only, and two processes never
 compile into one directory. --jobs runs that many at once (nvcc compiles
-every kernel on a GPU build: 4 tests took 98 s in one process on the H200's
-host, so the files run side by side). --split FILE=K cuts a file's tests into K parts,
+every kernel on a GPU build, so the files run side by side). --split FILE=K cuts a file's tests into K parts,
 each its own process, for a file with many kernels (test_ufuncs). --space
 sets pykokkos' default execution space (PYKOKKOS_DEFAULT_SPACE; the host
 backend kokkos was built with otherwise). Logs go to OUT/<part>.log as the

@@ -67,8 +67,15 @@ def test_exit_while_daemon_threads_copy():
 
 
 def test_explicit_finalize_while_threads_copy():
-    r = _ok("finalize_while_threads_copy")
-    assert "scenario ok" in r.stdout
+    """Threads copying, filling, fencing and allocating while the main
+    thread finalizes: the work in flight ends before Kokkos tears down (no
+    Kokkos error printed), later work is refused with RuntimeError. A race:
+    three runs, each of which failed about one time in four before the
+    finalize hook waited for the work in flight (Kokkos with OpenMP)."""
+    for _ in range(3):
+        r = _ok("finalize_while_threads_copy")
+        assert "scenario ok" in r.stdout
+        assert "ERROR" not in r.stderr, r.stderr
 
 
 @cuda

@@ -323,6 +323,29 @@ extern int (*kp_runtime_after_auto_init)(const char *where);
  * finalize hook (runtime.c); -1 with an exception. */
 int kp_runtime_add(PyObject *module);
 
+/* Kokkos work in flight: a bridge call (a copy, fill, allocation, fence or
+ * Tools call) made with the GIL released. Kokkos' finalize hook, whoever
+ * finalizes (another thread, the exit handler, the application's C++),
+ * refuses new work from its start and waits for the work in flight before
+ * Kokkos tears its backends down under it. kp_work_begin, with the GIL: 0,
+ * or -1 with RuntimeError once finalize has begun. kp_work_end, without the
+ * GIL: a daemon thread at exit may never get the GIL back. */
+int kp_work_begin(const char *where);
+void kp_work_end(void);
+/* Runs CALL without the GIL as Kokkos work in flight; when finalize has
+ * begun, runs REFUSED instead (RuntimeError set). */
+#define KP_KOKKOS_WORK(where, REFUSED, CALL) \
+  do {                                       \
+    if (kp_work_begin(where) < 0) {          \
+      REFUSED;                               \
+    } else {                                 \
+      Py_BEGIN_ALLOW_THREADS                 \
+      CALL;                                  \
+      kp_work_end();                         \
+      Py_END_ALLOW_THREADS                   \
+    }                                        \
+  } while (0)
+
 /* ---- Allocation (owner.c) ---------------------------------------------------------- */
 
 typedef enum kp_owner_kind {

@@ -352,6 +352,8 @@ def finalize_while_threads_copy():
             try:
                 kokkos.deep_copy(v, src)
                 kokkos.deep_copy(v, 1.5)
+                kokkos.fence()
+                kokkos.View((100_000,), label=f"new{i}")
             except RuntimeError as e:
                 if "released" not in str(e) and "finalized" not in str(e):
                     errors.append(e)

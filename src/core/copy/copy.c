@@ -275,13 +275,15 @@ static int run_host(const kp_plan *p, char *dst, const char *src, size_t is, siz
   kp_status st = KP_OK;
   kp_error err;
   err.message[0] = 0;
-  Py_BEGIN_ALLOW_THREADS
   if (parallel)
-    st = kp_bridge_host_parallel(fill ? "kokkos.deep_copy(host fill)" : "kokkos.deep_copy(host copy)",
-                                 (int64_t)p->shape[0], host_job_rows, &job, &err);
-  else
+    KP_KOKKOS_WORK(where, return -1,
+                   st = kp_bridge_host_parallel(fill ? "kokkos.deep_copy(host fill)" : "kokkos.deep_copy(host copy)",
+                                                (int64_t)p->shape[0], host_job_rows, &job, &err));
+  else {
+    Py_BEGIN_ALLOW_THREADS
     host_job_rows(0, (int64_t)p->shape[0], &job);
-  Py_END_ALLOW_THREADS
+    Py_END_ALLOW_THREADS
+  }
   return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
 }
 
@@ -324,10 +326,9 @@ static int bridge_strided(int space, size_t is, const kp_plan *p, char *dst, con
   err.message[0] = 0;
   kp_status st;
   int rank = p->rank;
-  Py_BEGIN_ALLOW_THREADS
-  st = kp_bridge_copy_strided(space, is, rank, to_i64(p->shape, rank, e), dst, to_i64(p->dst, rank, d), src,
-                              to_i64(p->src, rank, s), &err);
-  Py_END_ALLOW_THREADS
+  KP_KOKKOS_WORK(where, return -1,
+                 st = kp_bridge_copy_strided(space, is, rank, to_i64(p->shape, rank, e), dst, to_i64(p->dst, rank, d),
+                                             src, to_i64(p->src, rank, s), &err));
   return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
 }
 
@@ -339,9 +340,7 @@ static int bridge_bytes(int dspace, char *dst, PyObject *dlabel, int sspace, con
   kp_error err;
   err.message[0] = 0;
   kp_status st;
-  Py_BEGIN_ALLOW_THREADS
-  st = kp_bridge_copy_bytes(dspace, dst, dl, sspace, src, sl, bytes, &err);
-  Py_END_ALLOW_THREADS
+  KP_KOKKOS_WORK(where, return -1, st = kp_bridge_copy_bytes(dspace, dst, dl, sspace, src, sl, bytes, &err));
   return st == KP_OK ? 0 : kp_raise_bridge(st, &err, where);
 }
 
@@ -499,10 +498,10 @@ static int fill_view_pinned(kp_view *dst, const char *value, const char *where) 
     kp_error err;
     err.message[0] = 0;
     kp_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = kp_bridge_fill(dst->space, is, p.rank, to_i64(p.shape, p.rank, e), dst->data, to_i64(p.dst, p.rank, s), value,
-                        &err);
-    Py_END_ALLOW_THREADS
+    st = KP_OK;
+    KP_KOKKOS_WORK(where, rc = -1,
+                   st = kp_bridge_fill(dst->space, is, p.rank, to_i64(p.shape, p.rank, e), dst->data,
+                                       to_i64(p.dst, p.rank, s), value, &err));
     if (st != KP_OK) rc = kp_raise_bridge(st, &err, where);
   }
   if (told) kp_bridge_tools_end_deep_copy();

@@ -18,9 +18,7 @@ int kp_fence_kokkos(const char *label, const char *where) {
   kp_error err;
   err.message[0] = 0;
   kp_status s;
-  Py_BEGIN_ALLOW_THREADS
-  s = kp_bridge_fence(label, &err);
-  Py_END_ALLOW_THREADS
+  KP_KOKKOS_WORK(where, return -1, s = kp_bridge_fence(label, &err));
   return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
 }
 
@@ -29,9 +27,7 @@ static int wait_stream(int space, uintptr_t stream, const char *where) {
   kp_error err;
   err.message[0] = 0;
   kp_status s;
-  Py_BEGIN_ALLOW_THREADS
-  s = kp_bridge_stream_synchronize(space, stream, &err);
-  Py_END_ALLOW_THREADS
+  KP_KOKKOS_WORK(where, return -1, s = kp_bridge_stream_synchronize(space, stream, &err));
   return s == KP_OK ? 0 : kp_raise_bridge(s, &err, where);
 }
 

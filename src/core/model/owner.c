@@ -132,9 +132,7 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
     /* small host allocations: taking the GIL back costs more than they do */
     s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
   } else {
-    Py_BEGIN_ALLOW_THREADS
-    s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
-    Py_END_ALLOW_THREADS
+    KP_KOKKOS_WORK("kokkos.View", return NULL, s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err));
   }
   if (s != KP_OK) {
     kp_raise_bridge(s, &err, "kokkos.View");

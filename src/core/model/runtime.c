@@ -15,16 +15,51 @@
 #include "core.h"
 #include "exchange_bridge.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- runtime ------------------------------------------------------------------- */
 
-/* Kokkos calls this at the start of finalize, whoever finalizes. Kokkos is
- * one per process, so the registry it releases is process-wide too. */
+/* ---- Kokkos work in flight (core.h) ---- */
+
+static atomic_int kp_work_in_flight;
+static int kp_work_refused; /* from the start of Kokkos' finalize on; read and set with the GIL */
+
+int kp_work_begin(const char *where) {
+  if (kp_work_refused) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s: Kokkos is being finalized (by another thread, the exit handler or the application) and "
+                 "cannot be used any more in this process",
+                 where);
+    return -1;
+  }
+  atomic_fetch_add(&kp_work_in_flight, 1);
+  return 0;
+}
+
+void kp_work_end(void) { atomic_fetch_sub(&kp_work_in_flight, 1); }
+
+/* With the GIL: refuses new work, then waits for the work in flight, giving
+ * the GIL up meanwhile (a Python Tools callback inside that work needs it). */
+static void kp_work_drain(void) {
+  kp_work_refused = 1;
+  while (atomic_load(&kp_work_in_flight) > 0) {
+    Py_BEGIN_ALLOW_THREADS
+    struct timespec pause = {0, 100000}; /* 0.1 ms */
+    nanosleep(&pause, NULL);
+    Py_END_ALLOW_THREADS
+  }
+}
+
+/* Kokkos calls this at the start of finalize, whoever finalizes, before it
+ * tears a backend down. Kokkos is one per process, so the registry it
+ * releases is process-wide too. */
 static void kp_on_kokkos_finalize(void) {
   if (!Py_IsInitialized()) return; /* the interpreter is gone: an embedding application finalizes */
   PyGILState_STATE g = PyGILState_Ensure();
+  kp_work_drain();
   kp_owner_release_all();
   PyGILState_Release(g);
 }
@@ -159,7 +194,9 @@ done:
 }
 
 static PyObject *kp_py_finalize(PyObject *module, PyObject *unused) {
-  if (!kp_bridge_is_initialized()) Py_RETURN_NONE;
+  /* Already under way in another thread, which gave the GIL up to wait for
+   * the work in flight: that call finalizes. */
+  if (!kp_bridge_is_initialized() || kp_work_refused) Py_RETURN_NONE;
   kp_error err;
   err.message[0] = 0;
   kp_status s = kp_bridge_finalize(&err);
@@ -208,9 +245,7 @@ static PyObject *kp_py_fence(PyObject *module, PyObject *const *args, Py_ssize_t
   kp_error err;
   err.message[0] = 0;
   kp_status s;
-  Py_BEGIN_ALLOW_THREADS
-  s = kp_bridge_fence(label, &err);
-  Py_END_ALLOW_THREADS
+  KP_KOKKOS_WORK("kokkos.fence()", return NULL, s = kp_bridge_fence(label, &err));
   if (s != KP_OK) {
     kp_raise_bridge(s, &err, "kokkos.fence()");
     return NULL;

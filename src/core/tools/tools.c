@@ -333,9 +333,8 @@ static PyObject *kp_programming_interface_fence(PyObject *self, PyObject *const 
   kp_error err;
   err.message[0] = 0;
   kp_status s;
-  Py_BEGIN_ALLOW_THREADS
-  s = kp_tools_bridge_tool_fence(device_id, &err);
-  Py_END_ALLOW_THREADS
+  KP_KOKKOS_WORK("kokkos.tools.ToolProgrammingInterface.fence()", return NULL,
+                 s = kp_tools_bridge_tool_fence(device_id, &err));
   if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.tools.ToolProgrammingInterface.fence()"), NULL;
   Py_RETURN_NONE;
 }
@@ -703,9 +702,7 @@ int kp_tools_require_runtime(const char *where) {
     if (kp_tools_bridge_profile_library_loaded()) {                    \
       kp_error err_ = {{0}};                                           \
       kp_status s_;                                                    \
-      Py_BEGIN_ALLOW_THREADS                                           \
-      s_ = (CALL);                                                     \
-      Py_END_ALLOW_THREADS                                             \
+      KP_KOKKOS_WORK(where, return NULL, s_ = (CALL));                 \
       if (s_ != KP_OK) return kp_raise_bridge(s_, &err_, where), NULL; \
     }                                                                  \
   } while (0)
