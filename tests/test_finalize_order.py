@@ -78,6 +78,11 @@ def test_explicit_finalize_while_threads_copy():
         assert "ERROR" not in r.stderr, r.stderr
 
 
+def test_finalize_waits_for_an_allocation_in_flight():
+    r = _ok("finalize_while_a_thread_allocates")
+    assert "scenario ok" in r.stdout
+
+
 @cuda
 def test_cuda_array_interface_address_survives_finalize():
     """CuPy keeps the View it read __cuda_array_interface__ from, not a

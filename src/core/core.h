@@ -324,12 +324,12 @@ extern int (*kp_runtime_after_auto_init)(const char *where);
 int kp_runtime_add(PyObject *module);
 
 /* Kokkos work in flight: a bridge call (a copy, fill, allocation, fence or
- * Tools call) made with the GIL released. Kokkos' finalize hook, whoever
+ * Tools call) made with the GIL released, until the GIL is back (and, for an
+ * allocation, its owner registered). Kokkos' finalize hook, whoever
  * finalizes (another thread, the exit handler, the application's C++),
- * refuses new work from its start and waits for the work in flight before
- * Kokkos tears its backends down under it. kp_work_begin, with the GIL: 0,
- * or -1 with RuntimeError once finalize has begun. kp_work_end, without the
- * GIL: a daemon thread at exit may never get the GIL back. */
+ * refuses new work from its start and waits for the work in flight before it
+ * releases the registry and Kokkos tears its backends down. Both calls with
+ * the GIL; kp_work_begin: 0, or -1 with RuntimeError once finalize began. */
 int kp_work_begin(const char *where);
 void kp_work_end(void);
 /* Runs CALL without the GIL as Kokkos work in flight; when finalize has
@@ -341,8 +341,8 @@ void kp_work_end(void);
     } else {                                 \
       Py_BEGIN_ALLOW_THREADS                 \
       CALL;                                  \
-      kp_work_end();                         \
       Py_END_ALLOW_THREADS                   \
+      kp_work_end();                         \
     }                                        \
   } while (0)
 

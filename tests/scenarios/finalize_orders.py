@@ -372,6 +372,35 @@ def finalize_while_threads_copy():
     print("scenario ok")
 
 
+def finalize_while_a_thread_allocates():
+    # A 1 GiB View is allocated and zero-filled without the GIL; finalize
+    # starts meanwhile and waits for it, so the new View is released with
+    # the others (not left alive over a finalized Kokkos); a third thread's
+    # finalize while the first one waits does nothing.
+    got = {}
+
+    def allocate():
+        got["view"] = kokkos.View((1 << 27,), label="big")
+
+    def finalize_too():
+        got["second"] = kokkos.finalize()
+
+    allocating = threading.Thread(target=allocate)
+    allocating.start()
+    time.sleep(0.02)
+    second = threading.Timer(0.03, finalize_too)
+    second.start()
+    kokkos.finalize()
+    allocating.join()
+    second.join()
+    assert kokkos.is_finalized()
+    assert got["view"].released, "a View allocated while finalize waited for it outlived Kokkos"
+    assert got["second"] is None
+    with raises(RuntimeError, "finalized"):
+        kokkos.View((1 << 20,))
+    print("scenario ok")
+
+
 def cuda_array_interface_survives():
     import cupy
 
@@ -397,6 +426,7 @@ CASES = {
         from_del_during_gc,
         exit_while_daemon_threads_copy,
         finalize_while_threads_copy,
+        finalize_while_a_thread_allocates,
         cuda_array_interface_survives,
     )
 }

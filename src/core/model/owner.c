@@ -128,27 +128,33 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
   kp_error err;
   err.message[0] = 0;
   kp_status s;
+  int in_flight = 0;
   if (space == KP_SPACE_HOST && bytes < ((size_t)1 << 16)) {
     /* small host allocations: taking the GIL back costs more than they do */
     s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
   } else {
-    KP_KOKKOS_WORK("kokkos.View", return NULL, s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err));
+    /* work in flight until the owner is registered, so that a finalize
+     * waiting for it releases this memory too */
+    if (kp_work_begin("kokkos.View") < 0) return NULL;
+    in_flight = 1;
+    Py_BEGIN_ALLOW_THREADS
+    s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
+    Py_END_ALLOW_THREADS
   }
+  kp_owner *o = NULL;
   if (s != KP_OK) {
     kp_raise_bridge(s, &err, "kokkos.View");
-    return NULL;
-  }
-  kp_owner *o = owner_new(st, KP_OWNER_KOKKOS, space, p);
-  if (!o) {
+  } else if (!(o = owner_new(st, KP_OWNER_KOKKOS, space, p))) {
     kp_bridge_deallocate(space, clabel, p, bytes, &err);
-    return NULL;
+  } else {
+    o->bytes = bytes;
+    o->queued = zero && space != KP_SPACE_HOST && !kp_bridge_space_host_accessible(space);
+    o->label = Py_XNewRef(label);
+    registry_add(o);
+    /* It references only its str label: no cycle can pass through it, so
+     * the GC never tracks it. */
   }
-  o->bytes = bytes;
-  o->queued = zero && space != KP_SPACE_HOST && !kp_bridge_space_host_accessible(space);
-  o->label = Py_XNewRef(label);
-  registry_add(o);
-  /* It references only its str label: no cycle can pass through it, so the
-   * GC never tracks it. */
+  if (in_flight) kp_work_end();
   return o;
 }
 

@@ -15,7 +15,6 @@
 #include "core.h"
 #include "exchange_bridge.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,8 +23,9 @@
 
 /* ---- Kokkos work in flight (core.h) ---- */
 
-static atomic_int kp_work_in_flight;
-static int kp_work_refused; /* from the start of Kokkos' finalize on; read and set with the GIL */
+static int kp_work_in_flight;
+static int kp_work_refused;              /* from the start of Kokkos' finalize on; read and set with the GIL */
+static unsigned long kp_work_drained_by; /* the thread finalizing, once kp_work_refused is set */
 
 int kp_work_begin(const char *where) {
   if (kp_work_refused) {
@@ -35,17 +35,20 @@ int kp_work_begin(const char *where) {
                  where);
     return -1;
   }
-  atomic_fetch_add(&kp_work_in_flight, 1);
+  ++kp_work_in_flight;
   return 0;
 }
 
-void kp_work_end(void) { atomic_fetch_sub(&kp_work_in_flight, 1); }
+void kp_work_end(void) { --kp_work_in_flight; }
 
 /* With the GIL: refuses new work, then waits for the work in flight, giving
- * the GIL up meanwhile (a Python Tools callback inside that work needs it). */
+ * the GIL up meanwhile (the work needs it to end, and so does a Python Tools
+ * callback inside it). Once the interpreter shuts down, a daemon thread
+ * never gets the GIL back: then it does not wait (the process is ending). */
 static void kp_work_drain(void) {
   kp_work_refused = 1;
-  while (atomic_load(&kp_work_in_flight) > 0) {
+  kp_work_drained_by = PyThread_get_thread_ident();
+  while (kp_work_in_flight > 0 && !kp_is_finalizing()) {
     Py_BEGIN_ALLOW_THREADS
     struct timespec pause = {0, 100000}; /* 0.1 ms */
     nanosleep(&pause, NULL);
@@ -194,9 +197,11 @@ done:
 }
 
 static PyObject *kp_py_finalize(PyObject *module, PyObject *unused) {
-  /* Already under way in another thread, which gave the GIL up to wait for
-   * the work in flight: that call finalizes. */
-  if (!kp_bridge_is_initialized() || kp_work_refused) Py_RETURN_NONE;
+  if (!kp_bridge_is_initialized()) Py_RETURN_NONE;
+  /* Under way in another thread, which gave the GIL up to wait for the work
+   * in flight: that call finalizes. (From the finalizing thread itself, a
+   * Tools callback, the bridge refuses.) */
+  if (kp_work_refused && PyThread_get_thread_ident() != kp_work_drained_by) Py_RETURN_NONE;
   kp_error err;
   err.message[0] = 0;
   kp_status s = kp_bridge_finalize(&err);
