@@ -323,29 +323,6 @@ extern int (*kp_runtime_after_auto_init)(const char *where);
  * finalize hook (runtime.c); -1 with an exception. */
 int kp_runtime_add(PyObject *module);
 
-/* Kokkos work in flight: a bridge call (a copy, fill, allocation, fence or
- * Tools call) made with the GIL released, until the GIL is back (and, for an
- * allocation, its owner registered). Kokkos' finalize hook, whoever
- * finalizes (another thread, the exit handler, the application's C++),
- * refuses new work from its start and waits for the work in flight before it
- * releases the registry and Kokkos tears its backends down. Both calls with
- * the GIL; kp_work_begin: 0, or -1 with RuntimeError once finalize began. */
-int kp_work_begin(const char *where);
-void kp_work_end(void);
-/* Runs CALL without the GIL as Kokkos work in flight; when finalize has
- * begun, runs REFUSED instead (RuntimeError set). */
-#define KP_KOKKOS_WORK(where, REFUSED, CALL) \
-  do {                                       \
-    if (kp_work_begin(where) < 0) {          \
-      REFUSED;                               \
-    } else {                                 \
-      Py_BEGIN_ALLOW_THREADS                 \
-      CALL;                                  \
-      Py_END_ALLOW_THREADS                   \
-      kp_work_end();                         \
-    }                                        \
-  } while (0)
-
 /* ---- Allocation (owner.c) ---------------------------------------------------------- */
 
 typedef enum kp_owner_kind {
@@ -410,8 +387,37 @@ kp_owner *kp_owner_from_pyobject(kp_state *st, int space, void *data, PyObject *
  * deleter, deleter_ctx and tag afterwards). */
 kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*deleter)(void *), void *ctx,
                                 int kokkos_bound);
-/* Called from Kokkos' finalize hook: releases every registered Allocation. */
+/* Called from Kokkos' finalize hook: waits for the Kokkos work in flight
+ * (below), refusing new work from then on, and releases every registered
+ * Allocation. */
 void kp_owner_release_all(void);
+
+/* Kokkos work in flight: a bridge call (a copy, fill, allocation, fence or
+ * Tools call) made with the GIL released, until the GIL is back (and, for an
+ * allocation, its owner registered). Kokkos' finalize hook, whoever
+ * finalizes (another thread, the exit handler, the application's C++),
+ * refuses new work from its start and waits for the work in flight before it
+ * releases the registry (kp_owner_release_all) and Kokkos tears its
+ * backends down. Both calls with
+ * the GIL; kp_work_begin: 0, or -1 with RuntimeError once finalize began. */
+int kp_work_begin(const char *where);
+void kp_work_end(void);
+/* 1 when another thread is finalizing Kokkos (waiting for the work in
+ * flight, the GIL given up): a finalize() now has nothing to do. */
+int kp_work_finalizing_elsewhere(void);
+/* Runs CALL without the GIL as Kokkos work in flight; when finalize has
+ * begun, runs REFUSED instead (RuntimeError set). */
+#define KP_KOKKOS_WORK(where, REFUSED, CALL) \
+  do {                                       \
+    if (kp_work_begin(where) < 0) {          \
+      REFUSED;                               \
+    } else {                                 \
+      Py_BEGIN_ALLOW_THREADS                 \
+      CALL;                                  \
+      Py_END_ALLOW_THREADS                   \
+      kp_work_end();                         \
+    }                                        \
+  } while (0)
 
 /* ---- View (view.c) ----------------------------------------------------------------- */
 

@@ -18,9 +18,14 @@
  *   freed first and marked released. Memory still exported to a consumer
  *   (buffer, DLPack) at that point is left allocated rather than freed under
  *   the consumer's feet. Views of released memory raise RuntimeError.
+ * - Kokkos work that other threads run without the GIL (copies, fills,
+ *   allocations, fences) is counted: finalize waits for it before it
+ *   releases the registry, and refuses new work (kp_work_begin, core.h).
  * Kokkos is one per process, so the registry is process-wide.
  */
 #include "core.h"
+
+#include <time.h>
 
 #include <structmember.h>
 
@@ -79,7 +84,45 @@ static void owner_free_memory(kp_owner *o) {
   o->data = NULL;
 }
 
+/* ---- Kokkos work in flight (core.h) ---- */
+
+static int kp_work_in_flight;
+static int kp_work_refused;              /* from the start of Kokkos' finalize on; read and set with the GIL */
+static unsigned long kp_work_drained_by; /* the thread finalizing, once kp_work_refused is set */
+
+int kp_work_begin(const char *where) {
+  if (kp_work_refused) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s: Kokkos is being finalized (by another thread, the exit handler or the application) and "
+                 "cannot be used any more in this process",
+                 where);
+    return -1;
+  }
+  ++kp_work_in_flight;
+  return 0;
+}
+
+void kp_work_end(void) { --kp_work_in_flight; }
+
+int kp_work_finalizing_elsewhere(void) { return kp_work_refused && PyThread_get_thread_ident() != kp_work_drained_by; }
+
+/* With the GIL: refuses new work, then waits for the work in flight, giving
+ * the GIL up meanwhile (the work needs it to end, and so does a Python Tools
+ * callback inside it). Once the interpreter shuts down, a daemon thread
+ * never gets the GIL back: then it does not wait (the process is ending). */
+static void work_drain(void) {
+  kp_work_refused = 1;
+  kp_work_drained_by = PyThread_get_thread_ident();
+  while (kp_work_in_flight > 0 && !kp_is_finalizing()) {
+    Py_BEGIN_ALLOW_THREADS
+    struct timespec pause = {0, 100000}; /* 0.1 ms */
+    nanosleep(&pause, NULL);
+    Py_END_ALLOW_THREADS
+  }
+}
+
 void kp_owner_release_all(void) {
+  work_drain();
   while (kp_registry) {
     kp_owner *o = kp_registry;
     registry_remove(o);

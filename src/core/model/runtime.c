@@ -17,44 +17,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- runtime ------------------------------------------------------------------- */
-
-/* ---- Kokkos work in flight (core.h) ---- */
-
-static int kp_work_in_flight;
-static int kp_work_refused;              /* from the start of Kokkos' finalize on; read and set with the GIL */
-static unsigned long kp_work_drained_by; /* the thread finalizing, once kp_work_refused is set */
-
-int kp_work_begin(const char *where) {
-  if (kp_work_refused) {
-    PyErr_Format(PyExc_RuntimeError,
-                 "%s: Kokkos is being finalized (by another thread, the exit handler or the application) and "
-                 "cannot be used any more in this process",
-                 where);
-    return -1;
-  }
-  ++kp_work_in_flight;
-  return 0;
-}
-
-void kp_work_end(void) { --kp_work_in_flight; }
-
-/* With the GIL: refuses new work, then waits for the work in flight, giving
- * the GIL up meanwhile (the work needs it to end, and so does a Python Tools
- * callback inside it). Once the interpreter shuts down, a daemon thread
- * never gets the GIL back: then it does not wait (the process is ending). */
-static void kp_work_drain(void) {
-  kp_work_refused = 1;
-  kp_work_drained_by = PyThread_get_thread_ident();
-  while (kp_work_in_flight > 0 && !kp_is_finalizing()) {
-    Py_BEGIN_ALLOW_THREADS
-    struct timespec pause = {0, 100000}; /* 0.1 ms */
-    nanosleep(&pause, NULL);
-    Py_END_ALLOW_THREADS
-  }
-}
 
 /* Kokkos calls this at the start of finalize, whoever finalizes, before it
  * tears a backend down. Kokkos is one per process, so the registry it
@@ -62,7 +26,6 @@ static void kp_work_drain(void) {
 static void kp_on_kokkos_finalize(void) {
   if (!Py_IsInitialized()) return; /* the interpreter is gone: an embedding application finalizes */
   PyGILState_STATE g = PyGILState_Ensure();
-  kp_work_drain();
   kp_owner_release_all();
   PyGILState_Release(g);
 }
@@ -201,7 +164,7 @@ static PyObject *kp_py_finalize(PyObject *module, PyObject *unused) {
   /* Under way in another thread, which gave the GIL up to wait for the work
    * in flight: that call finalizes. (From the finalizing thread itself, a
    * Tools callback, the bridge refuses.) */
-  if (kp_work_refused && PyThread_get_thread_ident() != kp_work_drained_by) Py_RETURN_NONE;
+  if (kp_work_finalizing_elsewhere()) Py_RETURN_NONE;
   kp_error err;
   err.message[0] = 0;
   kp_status s = kp_bridge_finalize(&err);
