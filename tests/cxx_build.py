@@ -50,9 +50,8 @@ def _cmake_dir(module: str, flag: str) -> str:
 def build_dir(name: str) -> Path:
     """A build directory for this interpreter and installed package, shared
     by pytest-xdist workers: cmake_build() takes a lock on it, so the first
-    worker builds and the others find the build done (with a build per
-    worker, five workers of a GPU machine's run spent a whole 495 s call
-    building the same modules with nvcc)."""
+    worker builds and the others find the build done (with a build
+    directory per worker, each worker built the same modules again)."""
     key = hashlib.sha1(f"{sys.prefix}|{kokkos.get_include()}|{sys.version}".encode()).hexdigest()[:10]
     path = ROOT / "build" / f"test-{name}-{key}"
     path.mkdir(parents=True, exist_ok=True)

@@ -9,15 +9,17 @@ Each file runs in its own interpreter and its own directory (pykokkos writes
 its generated code and compiled kernels under pk_cpp/ there), so an abort
 (Kokkos::abort in a kernel) ends that file only, and two processes never
 compile into one directory. --jobs runs that many at once (nvcc compiles
-every kernel on a GPU build, so the files run side by side). --split FILE=K cuts a file's tests into K parts,
-each its own process, for a file with many kernels (test_ufuncs). --space
+every kernel on a GPU build, so the files run side by side). --split FILE=K
+cuts a file's tests into K parts, each its own process, for a file with many
+kernels (test_ufuncs). --space
 sets pykokkos' default execution space (PYKOKKOS_DEFAULT_SPACE; the host
 backend kokkos was built with otherwise). Logs go to OUT/<part>.log as the
 tests run. --timeout S ends the whole run after S seconds (a time-limited
 machine): the parts still running are stopped with their compiles, those not
 started are not started, and what finished is reported; a SIGTERM to the
-runner does the same. The pytest plugin tests/pykokkos_default_space.py sets the space. Exits
-non-zero when a file failed or aborted."""
+runner does the same. The pytest plugin tests/pykokkos_default_space.py
+sets the space. OMP_PROC_BIND and OMP_PLACES are left out of the tests'
+environment (BINDING). Exits non-zero when a file failed or aborted."""
 
 import argparse
 import os

@@ -22,6 +22,7 @@ import itertools
 
 import pytest
 
+import kokkos
 from support import cuda, load_scenario, run_scenario, succeeded
 
 SCENARIO = load_scenario("finalize_orders")
@@ -80,6 +81,15 @@ def test_explicit_finalize_while_threads_copy():
 
 def test_finalize_waits_for_an_allocation_in_flight():
     r = _ok("finalize_while_a_thread_allocates")
+    assert "scenario ok" in r.stdout
+
+
+def test_finalize_waits_for_work_in_flight_and_refuses_new_work():
+    """Deterministic: a Tools callback holds an allocation in flight while
+    another thread finalizes (the refusal, the second finalize, the release)."""
+    if not hasattr(kokkos.tools, "set_allocate_data_callback"):
+        pytest.skip("no allocate callback in this Kokkos")
+    r = _ok("finalize_waits_for_work_in_flight")
     assert "scenario ok" in r.stdout
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import kokkos
+from pykokkos_suite import BINDING
 from support import failed, run_python, run_scenario, succeeded
 
 
@@ -104,18 +105,17 @@ def test_numpy_outlives_everything():
 
 # ---- OpenMP thread binding ----------------------------------------------------------------------
 
-BINDING = ("OMP_PROC_BIND", "OMP_PLACES")
 needs_openmp = pytest.mark.skipif(
     "OpenMP" not in kokkos.enabled_backends(), reason="thread binding concerns Kokkos' OpenMP backend"
 )
 
-SHOW_BINDING = """
+SHOW_BINDING = f"""
     import ctypes, os, kokkos
     kokkos.initialize()
     libc = ctypes.CDLL(None)
     libc.getenv.restype = ctypes.c_char_p
-    print("python", [os.environ.get(k) for k in ("OMP_PROC_BIND", "OMP_PLACES")])
-    print("c", [libc.getenv(k.encode()) for k in ("OMP_PROC_BIND", "OMP_PLACES")])
+    print("python", [os.environ.get(k) for k in {BINDING!r}])
+    print("c", [libc.getenv(k.encode()) for k in {BINDING!r}])
 """
 
 

@@ -398,8 +398,8 @@ void kp_owner_release_all(void);
  * finalizes (another thread, the exit handler, the application's C++),
  * refuses new work from its start and waits for the work in flight before it
  * releases the registry (kp_owner_release_all) and Kokkos tears its
- * backends down. Both calls with
- * the GIL; kp_work_begin: 0, or -1 with RuntimeError once finalize began. */
+ * backends down. Both calls with the GIL; kp_work_begin: 0, or -1 with
+ * RuntimeError once finalize began. */
 int kp_work_begin(const char *where);
 void kp_work_end(void);
 /* 1 when another thread is finalizing Kokkos (waiting for the work in

@@ -401,6 +401,46 @@ def finalize_while_a_thread_allocates():
     print("scenario ok")
 
 
+def finalize_waits_for_work_in_flight():
+    # The allocate callback holds a View's allocation inside Kokkos (the
+    # GIL released) until the main thread has seen what finalize does
+    # meanwhile, in another thread: new work is refused, a finalize() of a
+    # third thread returns at once, and the held allocation, once it ends,
+    # is released with the others.
+    entered, release = threading.Event(), threading.Event()
+    got = {}
+
+    def hold(space, label, ptr, size):
+        if label == "held":
+            entered.set()
+            release.wait(30)
+
+    kokkos.tools.set_allocate_data_callback(hold)
+    allocating = threading.Thread(target=lambda: got.update(view=kokkos.View((1 << 17,), label="held")))
+    allocating.start()
+    assert entered.wait(30), "the allocate callback never ran"
+    finalizing = threading.Thread(target=kokkos.finalize)
+    finalizing.start()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            kokkos.fence()
+        except RuntimeError as e:
+            assert "kokkos.fence(): Kokkos is being finalized" in str(e), e
+            break
+        time.sleep(0.001)
+    else:
+        raise AssertionError("work was never refused while finalize waited")
+    assert kokkos.finalize() is None
+    assert finalizing.is_alive(), "the other thread's finalize should still be waiting"
+    release.set()
+    allocating.join()
+    finalizing.join()
+    assert kokkos.is_finalized()
+    assert got["view"].released, "the View allocated while finalize waited for it outlived Kokkos"
+    print("scenario ok")
+
+
 def cuda_array_interface_survives():
     import cupy
 
@@ -427,6 +467,7 @@ CASES = {
         exit_while_daemon_threads_copy,
         finalize_while_threads_copy,
         finalize_while_a_thread_allocates,
+        finalize_waits_for_work_in_flight,
         cuda_array_interface_survives,
     )
 }

@@ -86,12 +86,12 @@ static void owner_free_memory(kp_owner *o) {
 
 /* ---- Kokkos work in flight (core.h) ---- */
 
+/* Both read and written with the GIL. */
 static int kp_work_in_flight;
-static int kp_work_refused;              /* from the start of Kokkos' finalize on; read and set with the GIL */
-static unsigned long kp_work_drained_by; /* the thread finalizing, once kp_work_refused is set */
+static unsigned long kp_work_finalizer; /* the thread finalizing; 0 before Kokkos' finalize starts */
 
 int kp_work_begin(const char *where) {
-  if (kp_work_refused) {
+  if (kp_work_finalizer) {
     PyErr_Format(PyExc_RuntimeError,
                  "%s: Kokkos is being finalized (by another thread, the exit handler or the application) and "
                  "cannot be used any more in this process",
@@ -104,15 +104,14 @@ int kp_work_begin(const char *where) {
 
 void kp_work_end(void) { --kp_work_in_flight; }
 
-int kp_work_finalizing_elsewhere(void) { return kp_work_refused && PyThread_get_thread_ident() != kp_work_drained_by; }
+int kp_work_finalizing_elsewhere(void) { return kp_work_finalizer && PyThread_get_thread_ident() != kp_work_finalizer; }
 
 /* With the GIL: refuses new work, then waits for the work in flight, giving
  * the GIL up meanwhile (the work needs it to end, and so does a Python Tools
  * callback inside it). Once the interpreter shuts down, a daemon thread
  * never gets the GIL back: then it does not wait (the process is ending). */
 static void work_drain(void) {
-  kp_work_refused = 1;
-  kp_work_drained_by = PyThread_get_thread_ident();
+  kp_work_finalizer = PyThread_get_thread_ident();
   while (kp_work_in_flight > 0 && !kp_is_finalizing()) {
     Py_BEGIN_ALLOW_THREADS
     struct timespec pause = {0, 100000}; /* 0.1 ms */
