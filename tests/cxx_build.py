@@ -102,12 +102,38 @@ def cmake_build(source: Path, name: str, defines: dict[str, str] | None = None) 
     ]
     for key, value in (defines or {}).items():
         args.append(f"-D{key}={value}")
+    stamp = out / "inputs.sha1"
     with locked(out):
+        inputs = _inputs(args, source)
+        if stamp.exists() and stamp.read_text() == inputs:
+            return out
         if not (out / "CMakeCache.txt").exists() and _tool("ninja"):
             args += ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={_tool('ninja')}"]
+        stamp.unlink(missing_ok=True)
         _run(args, out / "configure.log")
         _run([cmake, "--build", str(out), "--parallel", str(build_jobs())], out / "build.log")
+        stamp.write_text(inputs)
     return out
+
+
+def _inputs(args: list[str], source: Path) -> str:
+    """A digest of what a build depends on: the CMake arguments and every
+    file of the project, of the installed package (headers, CMake files) and
+    of the directories the arguments name, and Kokkos' library. A build whose
+    inputs are those of the last one is not run again: other workers' test
+    processes may be loading its modules, and on a GPU machine (nvcc_wrapper)
+    such a process once found a module truncated, mid-rewrite."""
+    digest = hashlib.sha1("\0".join(args).encode())
+    roots = [source, Path(kokkos.get_include()), Path(kokkos.get_cmake_dir())]
+    roots.append(Path(kokkos._paths.build_config()["kokkos_library"]))
+    roots += [Path(a.split("=", 1)[1]) for a in args if a.startswith("-D") and "=" in a]
+    for root in roots:
+        files = sorted(root.rglob("*")) if root.is_dir() else [root]
+        for f in files:
+            if f.is_file():
+                st = f.stat()
+                digest.update(f"{f}|{st.st_mtime_ns}|{st.st_size}\n".encode())
+    return digest.hexdigest()
 
 
 @functools.cache

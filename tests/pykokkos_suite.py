@@ -118,6 +118,20 @@ def stop_all(*_):
             pass
 
 
+def drop_unfinished_kernels(cwd):
+    """Removes every directory under CWD/pk_cpp with no compiled module
+    (*.so) in or below it. pykokkos takes a kernel as compiled when its
+    directory exists, so a part stopped mid-compile (the time limit of an
+    earlier run in the same OUT) would leave the next run importing a module
+    that is not there; complete kernels are kept, and not compiled again."""
+    root = Path(cwd) / "pk_cpp"
+    if not root.is_dir():
+        return
+    for d in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: len(p.parts)):
+        if d.is_dir() and not any(d.rglob("*.so")):
+            shutil.rmtree(d)
+
+
 def run_part(name, tree, targets, env, workdir, out, deselected, extra, deadline=None):
     """One pytest process over TARGETS in its own directory. Its output goes
     to OUT/NAME.log as it runs, so a run cut short keeps what it printed. At
@@ -127,6 +141,7 @@ def run_part(name, tree, targets, env, workdir, out, deselected, extra, deadline
         return name, "not started", {}, 0.0, False
     cwd = Path(workdir) / name
     cwd.mkdir(parents=True, exist_ok=True)
+    drop_unfinished_kernels(cwd)
     log = Path(out) / f"{name}.log"
     command = pytest_command(
         tree,

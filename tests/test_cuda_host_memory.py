@@ -116,11 +116,15 @@ def test_pageable_memory_where_the_gpu_cannot_read_it(module, cp, monkeypatch):
     v = kokkos.unmanaged_array(host, space=kokkos.CudaSpace)  # made, as pykokkos needs
     assert v.space == kokkos.CudaSpace
     assert data_pointer(np.array(v, copy=False)) == data_pointer(host)
-    with pytest.raises(TypeError):
-        module.scale(v, 2.0)  # the caster refuses it: no kernel runs
     unreachable = "pageable host memory, which this GPU cannot read"
+    # the casters refuse it, saying why (no kernel runs): as an argument and
+    # cast explicitly, as pykokkos' kernels take their Views
+    with pytest.raises(kokkos.DeviceAccessError, match=f"from_python: View .*{unreachable}"):
+        module.scale(v, 2.0)
+    with pytest.raises(kokkos.DeviceAccessError, match=f"from_python: View .*{unreachable}"):
+        module.scale_cast(v, 2.0)
     d = kokkos.array([4, 3], space=kokkos.CudaSpace)
-    with pytest.raises(ValueError, match=f"kokkos.deep_copy.*{unreachable}.*pinned host memory"):
+    with pytest.raises(kokkos.DeviceAccessError, match=f"kokkos.deep_copy.*{unreachable}.*pinned host memory"):
         kokkos.deep_copy(d, v)
     with pytest.raises(ValueError, match=unreachable):
         kokkos.deep_copy(v, d)
@@ -154,3 +158,13 @@ def test_device_space_this_kokkos_lacks():
         pytest.skip("this Kokkos has CUDA")
     with pytest.raises(RuntimeError, match=r"kokkos.unmanaged_array\(\): memory space CudaSpace is not enabled"):
         kokkos.unmanaged_array(np.zeros(3), space=kokkos.CudaSpace)
+
+
+def test_device_access_error_is_what_each_refusal_raised():
+    # deep_copy and from_python raised ValueError, the device exports
+    # BufferError; a RuntimeError makes the C++ casters raise it rather than
+    # try the next overload (docs/views.md)
+    err = kokkos.DeviceAccessError
+    assert issubclass(err, ValueError) and issubclass(err, BufferError) and issubclass(err, RuntimeError)
+    assert err.__module__ == "kokkos" and "cannot read" in err.__doc__
+    assert "DeviceAccessError" in kokkos.__all__

@@ -487,6 +487,27 @@ def test_pykokkos_suite_cuda(tmp_path):
 # ---- the runner of pykokkos' suite (tests/pykokkos_suite.py) -------------------------------------
 
 
+def test_suite_runner_drops_kernels_a_stopped_run_left_unfinished(tmp_path):
+    """A kernel directory without its compiled module (a part stopped
+    mid-compile) is removed before the next run in the same directory;
+    compiled kernels stay (pykokkos takes a kernel as compiled when its
+    directory exists: an unfinished one failed with an ImportError on the H200)."""
+    base = tmp_path / "pk_cpp" / "tests" / "test_ufuncs"
+    done = base / "ufuncs_add" / "types_1" / "Cuda"
+    stopped = base / "ufuncs_add" / "types_2" / "Cuda"
+    empty = base / "ufuncs_sub" / "types_3" / "Cuda"
+    for d in (done, stopped, empty):
+        d.mkdir(parents=True)
+    (done / "functor.hpp").write_text("x")
+    (done / "kernel.cpython-312-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    (stopped / "functor.hpp").write_text("x")
+    runner().drop_unfinished_kernels(tmp_path)
+    assert (done / "kernel.cpython-312-x86_64-linux-gnu.so").exists() and (done / "functor.hpp").exists()
+    assert not stopped.exists() and (base / "ufuncs_add" / "types_1").exists()
+    assert not (base / "ufuncs_sub").exists()
+    runner().drop_unfinished_kernels(tmp_path / "nothing here")  # no pk_cpp: nothing to do
+
+
 def test_suite_runner_reads_pytest_results():
     run = runner()
     done = "....F.s [100%]\n=== short test summary info ===\nFAILED x.py::t\n3 passed, 1 failed, 2 skipped, 1 error in 4.2s\n"
@@ -600,7 +621,9 @@ def test_suite_runner_ends_the_run_at_its_time_limit(tmp_path):
     assert "test_slow: 1 passed before the process ended (stopped at the time limit)" in res.stdout, res.stdout
     assert "test_later: no tests ran before the process ended (not started: the time limit came first)" in res.stdout
     assert "1 of 1 processes ended early (stopped at the time limit; see the log)" in res.stdout, res.stdout
-    assert (out / "test_slow.log").read_text().startswith(".")
+    # pytest's progress dot for the test that passed (plugins may print
+    # warnings before it: pytest-benchmark does under pytest-xdist)
+    assert any(line.startswith(".") for line in (out / "test_slow.log").read_text().splitlines())
 
 
 def test_suite_runner_stops_its_parts_on_sigterm(tmp_path):

@@ -99,15 +99,17 @@ enum class load_result {
   loaded,    // arg_out holds the View
   no_match,  // the object is not such a View: try the next overload (no Python error set)
   error      // a Python error to raise: the package could not be imported, the View
-             // was released at finalize, Kokkos was finalized (Python error set)
+             // was released at finalize, Kokkos was finalized, the device cannot read
+             // the View's memory (kokkos.DeviceAccessError) (Python error set)
 };
 
 // Loads arg_src as a ViewT. A kokkos.View that fits is taken without a copy;
 // with arg_convert, anything exposing the buffer protocol or
 // __array_interface__ is wrapped without a copy too. None and everything
-// else do not match. A released View, or any View once Kokkos was
-// finalized, is an error to raise rather than a mismatch: the caller would
-// otherwise only hear that no overload matched.
+// else do not match. A released View, any View once Kokkos was finalized,
+// and a View over memory the device cannot read (RuntimeErrors, all) are an
+// error to raise rather than a mismatch: no View type could take them, and
+// the caller would otherwise only hear that no overload matched.
 template <class ViewT>
 load_result load(PyObject *arg_src, bool arg_convert, ViewT &arg_out) noexcept {
   using info = detail::view_info<ViewT>;

@@ -14,7 +14,8 @@
 // else fail to load, so nanobind raises its usual TypeError, where a
 // parameter reads as e.g. kokkos.View[float64, 2, LayoutRight, HostSpace].
 // The first call before anything initialized Kokkos initializes it. A View
-// released at Kokkos finalize, or any View once Kokkos was finalized, does
+// released at Kokkos finalize, any View once Kokkos was finalized, and a
+// View over host memory the GPU cannot read (kokkos.DeviceAccessError) do
 // not load: nanobind calls casters from noexcept code (std::vector<View>,
 // std::optional<View>), so the caster never throws; it warns with the
 // reason (RuntimeWarning: "... 'label' was released ...") and nanobind

@@ -19,7 +19,9 @@
 // TypeError listing the accepted signatures, where a parameter reads as
 // e.g. kokkos.View[float64, 2, LayoutRight, HostSpace] (caster.hpp). A View
 // released at Kokkos finalize, or any View once Kokkos was finalized, raises
-// RuntimeError instead; before anything initialized Kokkos, the first call
+// RuntimeError instead, and a View over host memory the GPU cannot read
+// kokkos.DeviceAccessError, also from an explicit obj.cast<ViewT>() (where
+// pybind11 would otherwise say only "Unable to cast"); before anything initialized Kokkos, the first call
 // initializes it, as creating a View does.
 // Return values: to_python(view): a kokkos.View sharing ownership.
 //

@@ -241,6 +241,10 @@ typedef struct kp_state {
   /* Raised when host code touches memory the host cannot access; a
    * subclass of both BufferError and RuntimeError. */
   PyObject *host_access_error;
+  /* Raised when a kernel, a device copy or a device consumer would be given
+   * memory the device cannot read (KP_REACH_NO_DEVICE); a subclass of
+   * ValueError, BufferError and RuntimeError. */
+  PyObject *device_access_error;
   /* kokkos.pickling's _reduce_ex, imported by the first View.__reduce_ex__
    * (pickling.c); NULL until then. */
   PyObject *reducer;
@@ -399,7 +403,8 @@ void kp_owner_release_all(void);
  * refuses new work from its start and waits for the work in flight before it
  * releases the registry (kp_owner_release_all) and Kokkos tears its
  * backends down. Both calls with the GIL; kp_work_begin: 0, or -1 with
- * RuntimeError once finalize began. */
+ * RuntimeError while finalize runs (after it, the bridge call says Kokkos
+ * has been finalized). */
 int kp_work_begin(const char *where);
 void kp_work_end(void);
 /* 1 when another thread is finalizing Kokkos (waiting for the work in
@@ -503,8 +508,9 @@ int kp_view_require_host(kp_view *v, PyObject *exc, const char *what);
  * __array_interface__: a host space, or host memory a device-space View was
  * made over (KP_REACH_HOST_BUFFER). */
 int kp_view_host_exportable(const kp_view *v);
-/* 0 if v's device can read its memory; else sets exc naming v and what
- * (the operation) and returns -1 (KP_REACH_NO_DEVICE). */
+/* 0 if v's device can read its memory; else sets kokkos.DeviceAccessError
+ * (exc where the module state cannot be found) naming v and what (the
+ * operation) and returns -1 (KP_REACH_NO_DEVICE). */
 int kp_view_require_device_reach(const kp_view *v, PyObject *exc, const char *what);
 Py_ssize_t kp_view_size(const kp_view *v);
 int kp_view_is_c_contiguous(const kp_view *v);

@@ -230,6 +230,20 @@ static int kp_module_exec(PyObject *module) {
   Py_DECREF(bases);
   if (!st->host_access_error) return -1;
   if (PyModule_AddObjectRef(module, "HostAccessError", st->host_access_error) < 0) return -1;
+  /* ValueError and BufferError: what each refusing call raised before the
+   * class existed; RuntimeError: the casters raise it rather than trying the
+   * next overload (no View type could take the memory). */
+  bases = PyTuple_Pack(3, PyExc_ValueError, PyExc_BufferError, PyExc_RuntimeError);
+  if (!bases) return -1;
+  st->device_access_error = PyErr_NewExceptionWithDoc(
+      "kokkos.DeviceAccessError",
+      "Device code (a kernel taking the View, a device copy, a GPU consumer) was given memory the device cannot "
+      "read: a View over pageable host memory on a GPU without pageable memory access. Pass pinned or managed "
+      "memory, or copy the data to the device.",
+      bases, NULL);
+  Py_DECREF(bases);
+  if (!st->device_access_error) return -1;
+  if (PyModule_AddObjectRef(module, "DeviceAccessError", st->device_access_error) < 0) return -1;
   if (PyModule_AddObjectRef(module, "View", (PyObject *)st->view_type) < 0) return -1;
   if (PyModule_AddObjectRef(module, "DynRankView", (PyObject *)st->dyn_rank_view_type) < 0) return -1;
   if (PyModule_AddObjectRef(module, "Allocation", (PyObject *)st->allocation_type) < 0) return -1;
@@ -249,6 +263,7 @@ static int kp_module_traverse(PyObject *module, visitproc visit, void *arg) {
   Py_VISIT(st->dyn_rank_view_type);
   Py_VISIT(st->shape_type);
   Py_VISIT(st->host_access_error);
+  Py_VISIT(st->device_access_error);
   Py_VISIT(st->dtype_members);
   Py_VISIT(st->space_members);
   Py_VISIT(st->layout_members);
@@ -267,6 +282,7 @@ static int kp_module_clear(PyObject *module) {
   Py_CLEAR(st->dyn_rank_view_type);
   Py_CLEAR(st->shape_type);
   Py_CLEAR(st->host_access_error);
+  Py_CLEAR(st->device_access_error);
   Py_CLEAR(st->dtype_members);
   Py_CLEAR(st->space_members);
   Py_CLEAR(st->layout_members);

@@ -73,6 +73,7 @@ from .utility import (
 )
 
 HostAccessError = _core.HostAccessError
+DeviceAccessError = _core.DeviceAccessError
 
 from . import pickling  # noqa: E402,F401  (kokkos.pickling.restore_space; View.__reduce_ex__ calls it)
 
@@ -103,6 +104,7 @@ __all__ = [
     "DynRankView",
     "ExecutionSpaceInstance",
     "HostAccessError",
+    "DeviceAccessError",
     "Shape",
     "View",
     "array",

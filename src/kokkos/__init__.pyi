@@ -16,6 +16,7 @@ from . import _core as libpykokkos
 from . import mpi as mpi
 from . import pickling as pickling
 from . import tools as tools
+from ._core import DeviceAccessError as DeviceAccessError
 from ._core import DynRankView as DynRankView
 from ._core import HostAccessError as HostAccessError
 from ._core import View as View
@@ -293,6 +294,7 @@ __all__ = [
     "ExecutionSpaceInstance",
     "KokkosExecutionSpace_Serial",
     "HostAccessError",
+    "DeviceAccessError",
     "Shape",
     "View",
     "array",

@@ -50,6 +50,11 @@ class HostAccessError(RuntimeError):
     """Host code tried to read or export memory of a space the host cannot
     access (a device View)."""
 
+class DeviceAccessError(ValueError, BufferError, RuntimeError):
+    """Device code (a kernel, a device copy, a GPU consumer) was given memory
+    the device cannot read (pageable host memory on a GPU without pageable
+    memory access)."""
+
 @final
 class Allocation:
     """The owner of a View's memory, shared by every View, subview and export."""

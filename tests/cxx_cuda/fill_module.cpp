@@ -75,6 +75,9 @@ void scale(device_view v, double factor) {
   Kokkos::fence();
 }
 
+// As pykokkos' generated code takes its arguments: an object cast explicitly.
+void scale_cast(pybind11::object arg_obj, double factor) { scale(arg_obj.cast<device_view>(), factor); }
+
 // pykokkos' test_hierarchical::outer_for written in Kokkos C++: each team's
 // thread 0 alone enters a TeamThreadRange reduction (a team collective) and
 // writes the result. Right only when a team has one thread (Serial, OpenMP
@@ -107,6 +110,7 @@ PYBIND11_MODULE(kp_cuda_fill, m) {
   if (kokkos_python::import("kp_cuda_fill") < 0) throw pybind11::error_already_set();
   m.def("make_filled", &make_filled);
   m.def("scale", &scale);
+  m.def("scale_cast", &scale_cast);
   m.def("fill_async", &fill_async);
   m.def("sum", &sum);
   m.def("kokkos_stream", &kokkos_stream);

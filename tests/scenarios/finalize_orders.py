@@ -438,6 +438,14 @@ def finalize_waits_for_work_in_flight():
     finalizing.join()
     assert kokkos.is_finalized()
     assert got["view"].released, "the View allocated while finalize waited for it outlived Kokkos"
+    # finalize is over: no longer "being finalized" but finalized
+    for work in (kokkos.fence, lambda: kokkos.View((4,))):
+        try:
+            work()
+        except RuntimeError as e:
+            assert "has been finalized" in str(e), e
+        else:
+            raise AssertionError("work after finalize was not refused")
     print("scenario ok")
 
 

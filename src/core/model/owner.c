@@ -91,7 +91,9 @@ static int kp_work_in_flight;
 static unsigned long kp_work_finalizer; /* the thread finalizing; 0 before Kokkos' finalize starts */
 
 int kp_work_begin(const char *where) {
-  if (kp_work_finalizer) {
+  /* Once finalize is over (Kokkos no longer initialized), the bridge call
+   * itself says Kokkos has been finalized: nothing is left to wait for. */
+  if (kp_work_finalizer && kp_bridge_is_initialized()) {
     PyErr_Format(PyExc_RuntimeError,
                  "%s: Kokkos is being finalized (by another thread, the exit handler or the application) and "
                  "cannot be used any more in this process",

@@ -244,6 +244,8 @@ int kp_view_host_exportable(const kp_view *v) {
 
 int kp_view_require_device_reach(const kp_view *v, PyObject *exc, const char *what) {
   if (!v->owner || !(v->owner->reach & KP_REACH_NO_DEVICE) || kp_bridge_space_host_accessible(v->space)) return 0;
+  kp_state *st = kp_state_from_type(Py_TYPE(v));
+  if (st) exc = st->device_access_error;
   PyErr_Format(exc,
                "%s: View '%U' is a %s View over pageable host memory, which this GPU cannot read (it has no "
                "pageable memory access: no HMM or ATS); pass pinned host memory (cupyx.zeros_pinned, "
