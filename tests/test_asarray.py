@@ -164,6 +164,18 @@ def test_asarray_layout_matching_is_zero_copy():
     assert v.data == arr.ctypes.data and v.layout == kokkos.LayoutLeft
 
 
+@pytest.mark.parametrize("shape", [(4,), (5, 1), (1, 5), (3, 1, 1)])
+@pytest.mark.parametrize("want", [kokkos.LayoutLeft, kokkos.LayoutRight])
+def test_asarray_layout_both_orders_fit_is_the_one_asked_for(shape, want):
+    # an array contiguous in both orders fits either layout: no copy, and the
+    # View has the layout asked for (its class names it)
+    arr = np.zeros(shape)
+    v = kokkos.asarray(arr, layout=want, copy=False)
+    assert v.data == arr.ctypes.data and v.layout == want
+    assert type(v).__name__.endswith(f"_{want.name}_{len(shape)}")
+    assert kokkos.asarray(v, layout=kokkos.LayoutStride) is v  # a View given comes back as it is
+
+
 def test_asarray_strided_copy_keeps_values():
     base = np.arange(60, dtype=np.int64).reshape(6, 10)
     src = base[1::2, ::-3]

@@ -176,11 +176,22 @@ static PyObject *device_view_over_host(kp_state *st, kp_view *w, int space, int 
     int denied = env && strcmp(env, "0") == 0;
     if (denied || !kp_bridge_pageable_access(space)) reach |= KP_REACH_NO_DEVICE;
   }
-  kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, w->owner, w->data, w->rank, w->shape,
-                            w->strides, w->dtype, space, w->traits, w->readonly, w->label);
+  kp_view *v = kp_view_wrap_as(st, dynamic ? st->dyn_rank_view_type : st->view_type, w->owner, w->data, w->rank,
+                               w->shape, w->strides, w->dtype, space, w->layout, w->traits, w->readonly, w->label);
   if (v && v->owner) v->owner->reach |= reach;
   Py_DECREF(w);
   return (PyObject *)v;
+}
+
+/* A layout asked for (want: -1 for none) that the strides of v, a new View
+ * over an array's memory, fit too (rank 1, or every extent but one 1:
+ * contiguous in both orders) becomes v's, as in the original and as for an
+ * allocation. -1 with an exception. */
+static int adopt_layout(kp_view *v, int want) {
+  if ((want != KP_LAYOUT_LEFT && want != KP_LAYOUT_RIGHT) || want == v->layout) return 0;
+  if (!(want == KP_LAYOUT_LEFT ? kp_view_is_f_contiguous(v) : kp_view_is_c_contiguous(v))) return 0;
+  v->layout = want;
+  return kp_view_retype(v);
 }
 
 static PyObject *from_array(kp_state *st, PyObject *obj, PyObject *label, PyObject *dtype_o, int space,
@@ -191,6 +202,10 @@ static PyObject *from_array(kp_state *st, PyObject *obj, PyObject *label, PyObje
   if (layout_o && (want_layout = kp_arg_layout(st, layout_o, where)) < 0) return NULL;
   kp_view *w = wrap_memory(st, obj, label, dynamic, traits, where);
   if (!w) return NULL;
+  if (adopt_layout(w, want_layout) < 0) {
+    Py_DECREF(w);
+    return NULL;
+  }
   if (want_dt < 0) want_dt = w->dtype;
   if (unmanaged_asked && !copy && want_dt == w->dtype && space >= 0 && space != w->space && w->space == KP_SPACE_HOST &&
       !kp_bridge_space_host_accessible(space)) {
@@ -451,6 +466,8 @@ PyObject *kp_py_asarray(PyObject *module, PyObject *const *args, Py_ssize_t narg
     goto done;
   if (copy == 1 && add_reason(&reasons, PyUnicode_FromString("copy=True")) < 0) goto done;
   if (!reasons) {
+    /* a View given is returned as it is; a new one takes the layout asked for */
+    if ((PyObject *)src != obj && adopt_layout(src, want_layout) < 0) goto done;
     res = Py_NewRef((PyObject *)src);
     goto done;
   }
