@@ -203,6 +203,18 @@ static PyMethodDef kp_module_methods[] = {
 extern PyType_Spec kp_view_type_spec;
 extern PyType_Spec kp_dyn_rank_view_type_spec;
 
+/* kokkos.<name>, an exception class with bases (a new tuple, stolen; NULL
+ * with an exception set), added to the module; a new reference, or NULL. */
+static PyObject *add_error(PyObject *module, const char *name, const char *doc, PyObject *bases) {
+  if (!bases) return NULL;
+  char qualified[64];
+  snprintf(qualified, sizeof qualified, "kokkos.%s", name);
+  PyObject *cls = PyErr_NewExceptionWithDoc(qualified, doc, bases, NULL);
+  Py_DECREF(bases);
+  if (cls && PyModule_AddObjectRef(module, name, cls) < 0) Py_CLEAR(cls);
+  return cls;
+}
+
 static int kp_module_exec(PyObject *module) {
   if (kp_refuse_subinterpreter("kokkos._core") < 0) return -1;
   kp_state *st = (kp_state *)PyModule_GetState(module);
@@ -220,30 +232,21 @@ static int kp_module_exec(PyObject *module) {
   kp_view_type_set_vectorcall(st->view_type);
   if (kp_view_type_add_class_attributes(st->view_type) < 0) return -1;
   kp_view_type_set_vectorcall(st->dyn_rank_view_type);
-  PyObject *bases = PyTuple_Pack(2, PyExc_BufferError, PyExc_RuntimeError);
-  if (!bases) return -1;
-  st->host_access_error = PyErr_NewExceptionWithDoc(
-      "kokkos.HostAccessError",
-      "Host code tried to read or export memory of a space the host cannot access (a device View). "
-      "Use view.create_mirror_view() to get a host copy.",
-      bases, NULL);
-  Py_DECREF(bases);
+  st->host_access_error = add_error(module, "HostAccessError",
+                                    "Host code tried to read or export memory of a space the host cannot access (a "
+                                    "device View). Use view.create_mirror_view() to get a host copy.",
+                                    PyTuple_Pack(2, PyExc_BufferError, PyExc_RuntimeError));
   if (!st->host_access_error) return -1;
-  if (PyModule_AddObjectRef(module, "HostAccessError", st->host_access_error) < 0) return -1;
   /* ValueError and BufferError: what each refusing call raised before the
    * class existed; RuntimeError: the casters raise it rather than trying the
    * next overload (no View type could take the memory). */
-  bases = PyTuple_Pack(3, PyExc_ValueError, PyExc_BufferError, PyExc_RuntimeError);
-  if (!bases) return -1;
-  st->device_access_error = PyErr_NewExceptionWithDoc(
-      "kokkos.DeviceAccessError",
-      "Device code (a kernel taking the View, a device copy, a GPU consumer) was given memory the device cannot "
-      "read: a View over pageable host memory on a GPU without pageable memory access. Pass pinned or managed "
-      "memory, or copy the data to the device.",
-      bases, NULL);
-  Py_DECREF(bases);
+  st->device_access_error =
+      add_error(module, "DeviceAccessError",
+                "Device code (a kernel taking the View, a device copy, a GPU consumer) was given memory the device "
+                "cannot read: a View over pageable host memory on a GPU without pageable memory access. Pass pinned "
+                "or managed memory, or copy the data to the device.",
+                PyTuple_Pack(3, PyExc_ValueError, PyExc_BufferError, PyExc_RuntimeError));
   if (!st->device_access_error) return -1;
-  if (PyModule_AddObjectRef(module, "DeviceAccessError", st->device_access_error) < 0) return -1;
   if (PyModule_AddObjectRef(module, "View", (PyObject *)st->view_type) < 0) return -1;
   if (PyModule_AddObjectRef(module, "DynRankView", (PyObject *)st->dyn_rank_view_type) < 0) return -1;
   if (PyModule_AddObjectRef(module, "Allocation", (PyObject *)st->allocation_type) < 0) return -1;
