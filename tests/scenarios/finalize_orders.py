@@ -431,6 +431,12 @@ def finalize_waits_for_work_in_flight():
         time.sleep(0.001)
     else:
         raise AssertionError("work was never refused while finalize waited")
+    try:  # an allocation too (one large enough to be made without the GIL)
+        kokkos.View((1 << 17,), label="late")
+    except RuntimeError as e:
+        assert "kokkos.View: Kokkos is being finalized" in str(e), e
+    else:
+        raise AssertionError("an allocation was not refused while finalize waited")
     assert kokkos.finalize() is None
     assert finalizing.is_alive(), "the other thread's finalize should still be waiting"
     release.set()

@@ -19,7 +19,7 @@
  *   (buffer, DLPack) at that point is left allocated rather than freed under
  *   the consumer's feet. Views of released memory raise RuntimeError.
  * - Kokkos work that other threads run without the GIL (copies, fills,
- *   allocations, fences) is counted: finalize waits for it before it
+ *   allocations, fences, stream waits, Tools calls) is counted: finalize waits for it before it
  *   releases the registry, and refuses new work (kp_work_begin, core.h).
  * Kokkos is one per process, so the registry is process-wide.
  */
