@@ -75,6 +75,63 @@ def small_view_rows(g):
     stream.synchronize()
 
 
+def host_memory_rows():
+    """NumPy memory in a CudaSpace View on a GPU without pageable memory
+    access: what registering its pages costs against the runtime's own
+    cudaHostRegister + cudaHostUnregister of the same bytes, and what a
+    kernel reads from it against device memory and against copying the
+    array to the device first (what a user without registration would do)."""
+    import time
+
+    rt = cp.cuda.runtime
+    if rt.deviceGetAttribute(88, cp.cuda.Device().id):  # cudaDevAttrPageableMemoryAccess
+        print("host-memory rows: this GPU reads pageable memory (HMM / ATS): nothing is registered, not measured")
+        return
+    mapped = 2  # cudaHostRegisterMapped
+    for size in (4096, 1 << 20, 64 << 20):
+        host = np.ones(size // 8)
+        g = dict(kokkos=kokkos, host=host, rt=rt, ptr=host.ctypes.data, n=host.nbytes, flags=mapped | 1)
+        _, t_ours, t_ref = compare(
+            "kokkos.unmanaged_array(host, space=kokkos.CudaSpace)",
+            "rt.hostRegister(ptr, n, flags); rt.hostUnregister(ptr)",
+            g,
+            rounds=5,
+        )
+        label = f"wrap + register + drop, {size // 1024} KiB NumPy array"
+        print(
+            f"{label:<58} {t_ours * 1e6:>9.1f} us   {t_ref * 1e6:>9.1f} us   {t_ours / t_ref:>6.2f}x"
+            f"  ({t_ours * 1e6 / (size / 2**20):.0f} us/MiB; reference: cudaHostRegister + Unregister)"
+        )
+    n = 256 * 1024 * 1024 // 8
+    host = np.ones(n)
+    v = kokkos.unmanaged_array(host, space=kokkos.CudaSpace)
+    d = kokkos.array([n], space=kokkos.CudaSpace)
+    kokkos.deep_copy(d, 1.0)
+    ch, cd = cp.asarray(v), cp.asarray(d)
+    t_host = gpu_time(lambda: ch.sum(), repeat=5)
+    t_dev = gpu_time(lambda: cd.sum(), repeat=5)
+    show(
+        "a kernel (cupy sum) reading registered host memory, 256 MB",
+        n * 8 / t_host / 1e9,
+        n * 8 / t_dev / 1e9,
+        "(reported: vs device memory)",
+    )
+    del v
+
+    def once(copy):
+        t0 = time.perf_counter()
+        w = kokkos.array(host, space=kokkos.CudaSpace) if copy else kokkos.unmanaged_array(host, space=kokkos.CudaSpace)
+        float(cp.asarray(w).sum())
+        return time.perf_counter() - t0
+
+    t_reg = float(np.median([once(False) for _ in range(5)]))
+    t_copy = float(np.median([once(True) for _ in range(5)]))
+    print(
+        f"{'one kernel pass over a 256 MB NumPy array: registered':<58} {t_reg * 1e3:>9.1f} ms   "
+        f"{t_copy * 1e3:>9.1f} ms   {t_reg / t_copy:>6.2f}x  (reference: kokkos.array(host, space=CudaSpace) copy)"
+    )
+
+
 def main():
     kokkos.initialize()
     props = cp.cuda.runtime.getDeviceProperties(0)
@@ -130,6 +187,7 @@ def main():
     _, t_ours, t_ref = compare("kokkos.asarray(csmall)", "cp.asarray(obj)", g)
     overhead("kokkos.asarray(cupy array) vs cupy.asarray(CAI holder)", t_ours, t_ref, "<= 1.2x")
     small_view_rows(g)
+    host_memory_rows()
     try:
         import torch
     except ImportError:

@@ -40,6 +40,23 @@ def test_python_device_view_into_cxx(module):
         module.scale(kokkos.array([4, 5]), 2.0)  # a HostSpace View does not fit
 
 
+@pytest.mark.parametrize("source", ["kokkos", "cupy", "torch"])
+def test_a_cxx_kernel_sees_the_view_python_passed(module, source):
+    """The View a C++ kernel captures holds the address and extent Python
+    passed, in device code as in host code. With CUDA 13 and Kokkos'
+    mdspan View the device compiler laid the functor out differently (the
+    kernel read (0, 0, 0) here: docs/cuda.md)."""
+    n = 1000
+    if source == "kokkos":
+        v = kokkos.array([n], space=kokkos.CudaSpace)
+    else:
+        lib = pytest.importorskip(source)
+        v = kokkos.asarray(lib.zeros(n, dtype=lib.float64, **({"device": "cuda"} if source == "torch" else {})))
+    host_data, host_extent, host_size, kernel_data, kernel_extent, kernel_size = module.view_seen_by_kernel(v)
+    assert (host_data, host_extent) == (v.data, n)
+    assert (kernel_data, kernel_extent, kernel_size) == (host_data, host_extent, host_size)
+
+
 def test_team_collective_entered_by_one_thread(module):
     """The evidence behind pykokkos' test_outer_for failing on the GPU
     (docs/pykokkos.md): its workunit written in Kokkos C++ gives the right

@@ -2,7 +2,9 @@
 memory in a device space"): the View is made over the array's own memory
 whatever it is; a C++ kernel reads and writes it where the GPU can reach it
 (device memory behind a host pointer, pinned memory, managed memory,
-pageable memory on a GPU with pageable memory access), and where it cannot,
+pageable memory on a GPU with pageable memory access); where it cannot,
+the package registers its pages with the CUDA runtime for as long as a View
+needs them (test_cuda_host_register.py), and under the strict setting
 kernels, copies and device exports refuse it with a message. The cuda-marked
 tests need a CUDA Kokkos, CuPy and the C++ test module of test_cuda_cxx.py;
 the last test checks the refusal on a Kokkos without CUDA."""
@@ -94,7 +96,7 @@ def test_managed_memory(module, cp):
 @needs_cuda
 def test_pageable_memory_where_the_gpu_reads_it(module, cp):
     if not pageable_access(cp):
-        pytest.skip("this GPU has no pageable memory access (HMM / ATS): the refusal test covers it")
+        pytest.skip("this GPU has no pageable memory access (HMM / ATS): test_cuda_host_register.py covers it")
     host = np.zeros((8, 3))
     v = kokkos.unmanaged_array(host, space=kokkos.CudaSpace)
     scaled_by_kernel(module, host, v)
@@ -107,14 +109,16 @@ def test_pageable_memory_where_the_gpu_reads_it(module, cp):
 
 @pytest.mark.cuda
 @needs_cuda
-def test_pageable_memory_where_the_gpu_cannot_read_it(module, cp, monkeypatch):
-    if not pageable_access(cp):
-        monkeypatch.delenv("KOKKOS_PYTHON_PAGEABLE_ACCESS", raising=False)
-    else:  # a GPU with HMM / ATS: check the refusals as on one without
+def test_pageable_memory_refused_under_the_strict_setting(module, cp, monkeypatch):
+    # KOKKOS_PYTHON_REGISTER_HOST_MEMORY=0 registers nothing: pageable memory
+    # a GPU cannot read is refused where it would be used (on a GPU with HMM /
+    # ATS, KOKKOS_PYTHON_PAGEABLE_ACCESS=0 makes it one without)
+    monkeypatch.setenv("KOKKOS_PYTHON_REGISTER_HOST_MEMORY", "0")
+    if pageable_access(cp):
         monkeypatch.setenv("KOKKOS_PYTHON_PAGEABLE_ACCESS", "0")
     host = np.arange(12.0).reshape(4, 3)
     v = kokkos.unmanaged_array(host, space=kokkos.CudaSpace)  # made, as pykokkos needs
-    assert v.space == kokkos.CudaSpace
+    assert v.space == kokkos.CudaSpace and kokkos._core._registered_host_bytes() == 0
     assert data_pointer(np.array(v, copy=False)) == data_pointer(host)
     unreachable = "pageable host memory, which this GPU cannot read"
     # the casters refuse it, saying why (no kernel runs): as an argument and
@@ -136,12 +140,9 @@ def test_pageable_memory_where_the_gpu_cannot_read_it(module, cp, monkeypatch):
         with pytest.raises(BufferError, match=unreachable):
             view.__dlpack__()
     np.testing.assert_array_equal(host, np.arange(12.0).reshape(4, 3))
-    # the same memory made a View without the variable set is not marked where the GPU reads it
-    monkeypatch.delenv("KOKKOS_PYTHON_PAGEABLE_ACCESS", raising=False)
-    if pageable_access(cp):
-        module.scale(kokkos.unmanaged_array(host, space=kokkos.CudaSpace), 2.0)
-        kokkos.fence()
-        np.testing.assert_array_equal(host, 2.0 * np.arange(12.0).reshape(4, 3))
+    # the same memory made a View without the setting is registered and used
+    monkeypatch.delenv("KOKKOS_PYTHON_REGISTER_HOST_MEMORY")
+    scaled_by_kernel(module, host, kokkos.unmanaged_array(host, space=kokkos.CudaSpace))
 
 
 @pytest.mark.cuda

@@ -488,9 +488,10 @@ PYKOKKOS_CUDA_TESTS = [
 # GPU"): team kernels written for one-thread teams (a TeamThreadRange
 # reduction entered by one thread; a read after a TeamThreadRange loop with
 # no team_barrier), and test_views' functors, whose pk.array Views are
-# CudaSpace over NumPy memory: test_arrays hands that memory to a kernel
-# (kokkos.DeviceAccessError on a GPU without pageable memory access), the
-# others declare the View HostSpace.
+# CudaSpace over NumPy memory: test_arrays runs a kernel on pk.OpenMP with
+# such a View (its NumPy memory is registered for the GPU now; Kokkos aborts
+# the host kernel touching a CudaSpace View), the others declare the View
+# HostSpace.
 CUDA_FAILS_IN_PYKOKKOS = [
     "tests/test_hierarchical.py::TestHierarchical::test_outer_for",
     "tests/test_hierarchical.py::TestHierarchical::test_yAx_plus1",

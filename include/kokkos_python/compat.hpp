@@ -40,6 +40,25 @@
 #define KOKKOS_PYTHON_COMPAT_REPAIR_DEFAULT_VIEW 1
 #endif
 
+// CUDA 13's device compiler lays out a kernel argument whose type holds a
+// [[no_unique_address]] member (the mdspan View of Kokkos 4.7 / develop,
+// C++20, and so every functor holding a View) without the tail padding the
+// host compiler keeps: the kernel reads its Views' addresses and extents,
+// and its policy's range, at the wrong offsets, and silently does nothing
+// or faults. Measured with CUDA 13.0 and Kokkos develop (4.6.99): a functor
+// of two View<double*, CudaSpace> is 80 bytes on the host and a 64-byte
+// kernel argument. A Kokkos whose mdspan uses no [[no_unique_address]] under
+// nvcc (scripts/kokkos_cuda13.py, docs/cuda.md) is right; this refuses to
+// compile against one that does, rather than let kernels go wrong at run
+// time. KOKKOS_PYTHON_TRUST_NVCC_NO_UNIQUE_ADDRESS skips the check (for a
+// CUDA whose compiler lays these arguments out right).
+#if defined(KOKKOS_PYTHON_COMPAT_MDSPAN_VIEW) && defined(__NVCC__) && defined(__CUDACC_VER_MAJOR__) && \
+    __CUDACC_VER_MAJOR__ >= 13 && defined(MDSPAN_IMPL_USE_ATTRIBUTE_NO_UNIQUE_ADDRESS) &&              \
+    !defined(MDSPAN_IMPL_USE_FAKE_ATTRIBUTE_NO_UNIQUE_ADDRESS) && !defined(KOKKOS_PYTHON_TRUST_NVCC_NO_UNIQUE_ADDRESS)
+#error \
+    "kokkos_python: this Kokkos' View uses [[no_unique_address]] under nvcc 13, whose kernel arguments then differ from the host's layout (kernels read wrong Views); rebuild Kokkos with scripts/kokkos_cuda13.py's mdspan change (docs/cuda.md)"
+#endif
+
 namespace kokkos_python {
 namespace compat {
 

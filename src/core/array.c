@@ -24,6 +24,7 @@
  */
 #include "core.h"
 #include "exchange_bridge.h"
+#include "host_register.h"
 
 #include <string.h>
 
@@ -160,25 +161,63 @@ static kp_view *wrap_memory(kp_state *st, PyObject *obj, PyObject *label, int dy
   return v;
 }
 
-/* An Unmanaged View in a device space over host memory (w: the host-space
- * View wrapping it). The View is made whatever the memory is, as the
- * original did; what the device can do with it decides whether kernels may
- * take it (docs/views.md, "Host memory in a device space"): device memory
- * behind a host pointer, pinned or registered host memory and managed
- * memory are read by the device; pageable memory only where the GPU has
- * pageable memory access (HMM, ATS), which KOKKOS_PYTHON_PAGEABLE_ACCESS=0
- * denies for a check of code meant for GPUs without it. Elsewhere the View
- * is marked, and kernels, device copies and device exports refuse it. */
-static PyObject *device_view_over_host(kp_state *st, kp_view *w, int space, int dynamic) {
-  unsigned reach = KP_REACH_HOST_BUFFER;
-  if (kp_bridge_pointer_space(w->data, NULL) < 0) {
-    const char *env = getenv("KOKKOS_PYTHON_PAGEABLE_ACCESS");
-    int denied = env && strcmp(env, "0") == 0;
-    if (denied || !kp_bridge_pageable_access(space)) reach |= KP_REACH_NO_DEVICE;
+/* The bytes from the lowest to the highest element of v (0 when empty),
+ * and the lowest address in *lo. */
+static size_t span_bytes(const kp_view *v, char **lo) {
+  char *low = v->data, *high = v->data;
+  for (int r = 0; r < v->rank; ++r) {
+    if (v->shape[r] == 0) {
+      *lo = v->data;
+      return 0;
+    }
+    Py_ssize_t step = (v->shape[r] - 1) * v->strides[r] * kp_dtypes[v->dtype].itemsize;
+    if (step < 0)
+      low += step;
+    else
+      high += step;
   }
-  kp_view *v = kp_view_wrap_as(st, dynamic ? st->dyn_rank_view_type : st->view_type, w->owner, w->data, w->rank,
-                               w->shape, w->strides, w->dtype, space, w->layout, w->traits, w->readonly, w->label);
-  if (v && v->owner) v->owner->reach |= reach;
+  *lo = low;
+  return (size_t)(high - low) + (size_t)kp_dtypes[v->dtype].itemsize;
+}
+
+/* An Unmanaged View in a device space over host memory (w: the host-space
+ * View wrapping it; its reference is taken). The View is made whatever the
+ * memory is, as the original did, with an Allocation of its own holding w;
+ * what the device can do with the memory is asked of reach.c: read it
+ * directly, read it once its pages are registered (the Allocation gives them
+ * back when the last View over it goes, or at Kokkos finalize, which
+ * releases the View), or, under the strict setting, not at all (then the
+ * View is marked, and kernels, device copies and device exports refuse it;
+ * docs/views.md, "Host memory in a device space"). */
+static PyObject *device_view_over_host(kp_state *st, kp_view *w, int space, int dynamic, const char *where) {
+  /* The device View is Kokkos' business (its pages are registered with the
+   * runtime of Kokkos' device and given back at Kokkos finalize): Kokkos is
+   * initialized first, as for an allocation. */
+  if (kp_runtime_ensure() < 0) {
+    Py_DECREF(w);
+    return NULL;
+  }
+  char *lo;
+  size_t bytes = span_bytes(w, &lo);
+  kp_host_reach reach;
+  if (kp_space_reach_host(st, space, lo, bytes, &reach, where) < 0) {
+    Py_DECREF(w);
+    return NULL;
+  }
+  char *data = w->data + ((char *)reach.device_data - lo);
+  kp_owner *owner = kp_owner_from_pyobject(st, space, data, (PyObject *)w, NULL);
+  if (!owner) {
+    kp_bridge_host_unregister(reach.registration);
+    Py_DECREF(w);
+    return NULL;
+  }
+  kp_owner_hold_registration(owner, reach.registration);
+  /* A host consumer gets the array's own buffer back (np.asarray(view) is
+   * the array), where the device reads it at the same address. */
+  owner->reach = (data == w->data ? KP_REACH_HOST_BUFFER : 0) | (reach.refused ? KP_REACH_NO_DEVICE : 0);
+  kp_view *v = kp_view_wrap_as(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, data, w->rank, w->shape,
+                               w->strides, w->dtype, space, w->layout, w->traits, w->readonly, w->label);
+  Py_DECREF(owner);
   Py_DECREF(w);
   return (PyObject *)v;
 }
@@ -213,7 +252,7 @@ static PyObject *from_array(kp_state *st, PyObject *obj, PyObject *label, PyObje
       Py_DECREF(w);
       return NULL;
     }
-    return device_view_over_host(st, w, space, dynamic);
+    return device_view_over_host(st, w, space, dynamic, where);
   }
   const char *why = copy                                ? "copy=True"
                     : want_dt != w->dtype               ? "its dtype differs from the one asked for"

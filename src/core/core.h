@@ -129,6 +129,30 @@ int kp_trait_from_object(PyObject *obj, const char *where);
 /* Raises RuntimeError unless space is enabled in this Kokkos. */
 int kp_space_check_available(int space, const char *where);
 
+/* ---- can a device space's code reach host memory (reach.c) ----------------- */
+
+struct kp_state;
+struct kp_host_registration;
+
+/* How a device space's code reaches host memory that a View of that space
+ * is made over (kokkos.unmanaged_array(ndarray, space=CudaSpace)). */
+typedef struct kp_host_reach {
+  void *device_data;                         /* the address device code reads the memory at */
+  struct kp_host_registration *registration; /* pages registered for it (NULL: none), given back with the View */
+  int refused;                               /* the device cannot read it: kernels, copies and exports refuse */
+} kp_host_reach;
+
+/* The one answer to "can space's code reach [data, data + bytes)", a host
+ * buffer: directly (space is host-accessible; the runtime knows the memory:
+ * pinned, registered or managed; the GPU reads pageable memory: HMM, ATS),
+ * or once its pages are registered with the device runtime, which this does
+ * (host_register.h). KOKKOS_PYTHON_PAGEABLE_ACCESS=0 treats the GPU as one
+ * without pageable memory access; KOKKOS_PYTHON_REGISTER_HOST_MEMORY=0
+ * registers nothing (out->refused instead). -1 with
+ * kokkos.DeviceAccessError naming where when the runtime refuses. */
+int kp_space_reach_host(struct kp_state *st, int space, void *data, size_t bytes, kp_host_reach *out,
+                        const char *where);
+
 /* ---- arguments (args.c) -------------------------------------------------------- */
 
 /* Keyword names of the module's functions, interned in the module state. */
@@ -370,7 +394,8 @@ typedef struct kp_owner {
   Py_ssize_t exports;     /* buffers / capsules handed out of this memory */
   int interface_exported; /* its address went out through __array_interface__ (never released) */
   unsigned reach;         /* KP_REACH_* (0 for memory of the View's own space) */
-  int queued;             /* its zero fill may still be queued on Kokkos' default instance (device-only spaces) */
+  struct kp_host_registration *registration; /* host pages registered for a device space (reach.c) */
+  int queued; /* its zero fill may still be queued on Kokkos' default instance (device-only spaces) */
   struct kp_owner *prev, *next;
   PyObject *weakreflist;
 } kp_owner;
@@ -391,6 +416,9 @@ kp_owner *kp_owner_from_pyobject(kp_state *st, int space, void *data, PyObject *
  * deleter, deleter_ctx and tag afterwards). */
 kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*deleter)(void *), void *ctx,
                                 int kokkos_bound);
+/* Hands o the host pages registered for it (kp_space_reach_host): given back
+ * when o goes, or at Kokkos finalize (which releases o's Views). */
+void kp_owner_hold_registration(kp_owner *o, struct kp_host_registration *registration);
 /* Called from Kokkos' finalize hook: waits for the Kokkos work in flight
  * (below), refusing new work from then on, and releases every registered
  * Allocation. */

@@ -18,6 +18,7 @@
  * pykokkos-base API.
  */
 #include "core.h"
+#include "host_register.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +158,16 @@ static PyObject *kp_py_trait_value(PyObject *m, PyObject *obj) {
   return i < 0 ? NULL : PyLong_FromLong(i);
 }
 
+/* Bytes of host pages registered with the device runtime for Views over host
+ * memory (reach.c), still held: 0 once every such View has gone. */
+static PyObject *kp_py_registered_host_bytes(PyObject *m, PyObject *unused) {
+  return PyLong_FromSize_t(kp_bridge_host_registered_bytes());
+}
+
 static PyMethodDef kp_module_methods[] = {
+    {"_registered_host_bytes", kp_py_registered_host_bytes, METH_NOARGS,
+     "_registered_host_bytes() -> int: bytes of host pages registered with the GPU runtime for Views over host "
+     "memory and still held (docs/views.md, \"Host memory in a device space\")."},
     {"_dtype_index", kp_py_dtype_index, METH_O, NULL},
     {"_space_index", kp_py_space_index, METH_O, NULL},
     {"_layout_index", kp_py_layout_index, METH_O, NULL},

@@ -3,6 +3,7 @@
 // For the stream-ordering tests: fill_async queues a slow kernel on Kokkos'
 // default CUDA instance and returns without a fence; sum reduces a View on
 // that instance; kokkos_stream and kokkos_stream_busy describe its stream.
+// view_seen_by_kernel reports what a kernel reads of a View it captured.
 #include <kokkos_python/pybind11.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -54,6 +55,28 @@ double sum(device_vector v) {
   Kokkos::parallel_reduce("sum", Kokkos::RangePolicy<Kokkos::Cuda>(0, static_cast<int>(v.extent(0))), sum_functor{v},
                           total);
   return total;
+}
+
+// What a kernel sees of a View it captured, against what the host sees: the
+// data address, the extent, and the size of the functor, each as the host
+// code and the device code of this module compiled them. (With CUDA 13 and
+// the mdspan View they differed: include/kokkos_python/compat.hpp.)
+struct where_functor {
+  device_vector m_view;
+  Kokkos::View<std::uint64_t *, Kokkos::CudaSpace> m_out;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const {
+    m_out(0) = reinterpret_cast<std::uint64_t>(m_view.data());
+    m_out(1) = static_cast<std::uint64_t>(m_view.extent(0));
+    m_out(2) = sizeof(where_functor);
+  }
+};
+
+pybind11::tuple view_seen_by_kernel(device_vector v) {
+  Kokkos::View<std::uint64_t *, Kokkos::CudaSpace> out("out", 3);
+  Kokkos::parallel_for("where", Kokkos::RangePolicy<Kokkos::Cuda>(0, 1), where_functor{v, out});
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  return pybind11::make_tuple(reinterpret_cast<std::uint64_t>(v.data()), static_cast<std::uint64_t>(v.extent(0)),
+                              sizeof(where_functor), host(0), host(1), host(2));
 }
 
 std::uintptr_t kokkos_stream() { return reinterpret_cast<std::uintptr_t>(Kokkos::Cuda().cuda_stream()); }
@@ -114,6 +137,7 @@ PYBIND11_MODULE(kp_cuda_fill, m) {
   m.def("fill_async", &fill_async);
   m.def("sum", &sum);
   m.def("kokkos_stream", &kokkos_stream);
+  m.def("view_seen_by_kernel", &view_seen_by_kernel);
   m.def("kokkos_stream_busy", &kokkos_stream_busy);
   m.def("outer_for", &outer_for);
 }

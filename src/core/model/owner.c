@@ -24,6 +24,7 @@
  * Kokkos is one per process, so the registry is process-wide.
  */
 #include "core.h"
+#include "host_register.h"
 
 #include <time.h>
 
@@ -66,10 +67,17 @@ static kp_status owner_deallocate(kp_owner *o, kp_error *err) {
   return kp_bridge_deallocate(o->space, label, o->data, o->bytes, err);
 }
 
+/* Gives back the host pages registered for o (reach.c), if any. */
+static void owner_give_back_registration(kp_owner *o) {
+  kp_bridge_host_unregister(o->registration);
+  o->registration = NULL;
+}
+
 /* Frees the memory of a registered Allocation now (Kokkos still alive). */
 static void owner_free_memory(kp_owner *o) {
   if (o->released) return;
   o->released = 1;
+  owner_give_back_registration(o);
   if (o->kind == KP_OWNER_KOKKOS && o->data) {
     kp_error err;
     err.message[0] = 0;
@@ -158,6 +166,7 @@ static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *da
   o->exports = 0;
   o->interface_exported = 0;
   o->reach = 0;
+  o->registration = NULL;
   o->queued = 0;
   o->prev = o->next = NULL;
   o->weakreflist = NULL;
@@ -217,6 +226,11 @@ kp_owner *kp_owner_from_pyobject(kp_state *st, int space, void *data, PyObject *
   return o;
 }
 
+void kp_owner_hold_registration(kp_owner *o, struct kp_host_registration *registration) {
+  o->registration = registration;
+  if (registration && !o->registered) registry_add(o);
+}
+
 kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*deleter)(void *), void *ctx,
                                 int kokkos_bound) {
   kp_owner *o = owner_new(st, KP_OWNER_EXTERNAL, space, data);
@@ -273,6 +287,7 @@ static void owner_dealloc(kp_owner *o) {
   PyObject_GC_UnTrack(o);
   if (o->weakreflist) PyObject_ClearWeakRefs((PyObject *)o);
   registry_remove(o);
+  owner_give_back_registration(o);
   if (!o->released) {
     if (o->kind == KP_OWNER_KOKKOS && o->data) {
       if (kp_bridge_is_initialized()) {
