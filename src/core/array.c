@@ -233,20 +233,90 @@ static int adopt_layout(kp_view *v, int want) {
   return kp_view_retype(v);
 }
 
+/* ---- one "view or copy" rule: kokkos.array and kokkos.asarray ---------------------------- */
+
+/* What a caller asks of a View of some memory; -1 (0 for copy): as the
+ * memory is. */
+typedef struct kp_wanted {
+  int dtype, space, layout;
+  int copy; /* copy=True */
+} kp_wanted;
+
+/* Appends "; text" (or text) to *reasons, stealing text; -1 with an exception. */
+static int add_reason(PyObject **reasons, PyObject *text) {
+  if (!text) return -1;
+  PyObject *joined = *reasons ? PyUnicode_FromFormat("%U; %U", *reasons, text) : Py_NewRef(text);
+  Py_DECREF(text);
+  if (!joined) return -1;
+  Py_XSETREF(*reasons, joined);
+  return 0;
+}
+
+/* Why src, a View of some memory, is not what want asks without a copy: a
+ * new str of the reasons ("copy=True; its dtype is float64, not float32"),
+ * or NULL with no exception when a View of src will do (NULL with an
+ * exception on failure). keep_strides: the caller keeps src's strides
+ * whatever layout was asked (an Unmanaged View). */
+static PyObject *copy_reasons(const kp_view *src, const kp_wanted *want, int keep_strides) {
+  PyObject *reasons = NULL;
+  if (want->copy && add_reason(&reasons, PyUnicode_FromString("copy=True")) < 0) return NULL;
+  if (want->space >= 0 && want->space != src->space &&
+      add_reason(&reasons, PyUnicode_FromFormat("it lives in %s, not %s", kp_spaces[src->space].name,
+                                                kp_spaces[want->space].name)) < 0)
+    return NULL;
+  if (want->dtype >= 0 && want->dtype != src->dtype &&
+      add_reason(&reasons, PyUnicode_FromFormat("its dtype is %s, not %s", kp_dtypes[src->dtype].name,
+                                                kp_dtypes[want->dtype].name)) < 0)
+    return NULL;
+  if (!keep_strides &&
+      ((want->layout == KP_LAYOUT_RIGHT && !kp_view_is_c_contiguous(src)) ||
+       (want->layout == KP_LAYOUT_LEFT && !kp_view_is_f_contiguous(src))) &&
+      add_reason(&reasons, PyUnicode_FromFormat("its strides are not %s's", kp_layout_names[want->layout])) < 0)
+    return NULL;
+  return reasons;
+}
+
+/* New reference to a new Kokkos allocation in the form want asks (src's
+ * shape; the layout asked, else LayoutLeft for memory in that order only,
+ * else LayoutRight) holding a copy of from (src, or the object src wraps
+ * when a dtype conversion reads it better). label (borrowed) NULL: the
+ * default label of kokkos.array. NULL with an exception. */
+static PyObject *copy_to_allocation(kp_state *st, const kp_view *src, PyObject *from, const kp_wanted *want,
+                                    unsigned traits, int dynamic, PyObject *label, const char *where) {
+  kp_view_spec spec = {0};
+  spec.rank = src->rank;
+  memcpy(spec.shape, src->shape, sizeof(Py_ssize_t) * (size_t)src->rank);
+  spec.dtype = want->dtype >= 0 ? want->dtype : src->dtype;
+  spec.space = want->space >= 0 ? want->space : src->space;
+  if (want->layout == KP_LAYOUT_RIGHT || want->layout == KP_LAYOUT_LEFT)
+    spec.layout = want->layout;
+  else
+    spec.layout = (kp_view_is_f_contiguous(src) && !kp_view_is_c_contiguous(src)) ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT;
+  spec.traits = traits & ~(unsigned)KP_TRAIT_UNMANAGED;
+  spec.dynamic = dynamic;
+  spec.zero = 0;
+  if (!label && !(label = default_label(st, dynamic, spec.dtype, spec.rank, spec.layout, spec.space))) return NULL;
+  kp_view *out = kp_view_allocate(st, &spec, label);
+  if (out && kp_deep_copy(st, out, from, where) < 0) Py_CLEAR(out);
+  return (PyObject *)out;
+}
+
+/* kokkos.array / unmanaged_array of an array: a View of its memory, or a
+ * copy (never for an Unmanaged View, which keeps the array's strides). */
 static PyObject *from_array(kp_state *st, PyObject *obj, PyObject *label, PyObject *dtype_o, int space,
                             PyObject *layout_o, unsigned traits, int unmanaged_asked, int dynamic, int copy,
                             const char *where) {
-  int want_dt = -1, want_layout = -1;
-  if (dtype_o && (want_dt = kp_arg_dtype(st, dtype_o, where)) < 0) return NULL;
-  if (layout_o && (want_layout = kp_arg_layout(st, layout_o, where)) < 0) return NULL;
+  kp_wanted want = {-1, space, -1, copy};
+  if (dtype_o && (want.dtype = kp_arg_dtype(st, dtype_o, where)) < 0) return NULL;
+  if (layout_o && (want.layout = kp_arg_layout(st, layout_o, where)) < 0) return NULL;
   kp_view *w = wrap_memory(st, obj, label, dynamic, traits, where);
   if (!w) return NULL;
-  if (adopt_layout(w, want_layout) < 0) {
+  if (adopt_layout(w, want.layout) < 0) {
     Py_DECREF(w);
     return NULL;
   }
-  if (want_dt < 0) want_dt = w->dtype;
-  if (unmanaged_asked && !copy && want_dt == w->dtype && space >= 0 && space != w->space && w->space == KP_SPACE_HOST &&
+  int same_dtype = want.dtype < 0 || want.dtype == w->dtype;
+  if (unmanaged_asked && !copy && same_dtype && space >= 0 && space != w->space && w->space == KP_SPACE_HOST &&
       !kp_bridge_space_host_accessible(space)) {
     if (kp_space_check_available(space, where) < 0) {
       Py_DECREF(w);
@@ -254,40 +324,21 @@ static PyObject *from_array(kp_state *st, PyObject *obj, PyObject *label, PyObje
     }
     return device_view_over_host(st, w, space, dynamic, where);
   }
-  const char *why = copy                                ? "copy=True"
-                    : want_dt != w->dtype               ? "its dtype differs from the one asked for"
-                    : (space >= 0 && space != w->space) ? "it lives in another memory space"
-                    : (want_layout >= 0 && want_layout != KP_LAYOUT_STRIDE && w->rank > 1 && want_layout != w->layout)
-                        ? "its strides are not those of the layout asked for"
-                        : NULL;
-  /* An Unmanaged View keeps the array's own strides (LayoutStride when they
-   * fit neither order) rather than copy to the layout asked for. */
-  if (!why || (unmanaged_asked && !copy && want_dt == w->dtype && (space < 0 || space == w->space)))
+  PyObject *out = NULL, *why = copy_reasons(w, &want, unmanaged_asked);
+  if (!why) {
+    if (PyErr_Occurred()) goto done;
     return (PyObject *)w;
+  }
   if (unmanaged_asked) {
     PyErr_Format(PyExc_ValueError,
-                 "%s: an Unmanaged View never copies, but this %.100s would need a copy (%s); drop "
+                 "%s: an Unmanaged View never copies, but this %.100s would need a copy (%U); drop "
                  "trait=kokkos.Unmanaged (and use kokkos.array) to get a copy, or pass an array that fits",
                  where, type_name(obj), why);
-    Py_DECREF(w);
-    return NULL;
+    goto done;
   }
-  kp_view_spec spec = {0};
-  spec.rank = w->rank;
-  memcpy(spec.shape, w->shape, sizeof(Py_ssize_t) * (size_t)w->rank);
-  spec.dtype = want_dt;
-  spec.space = space >= 0 ? space : w->space;
-  spec.layout = (want_layout == KP_LAYOUT_RIGHT || want_layout == KP_LAYOUT_LEFT) ? want_layout
-                : w->layout == KP_LAYOUT_LEFT                                     ? KP_LAYOUT_LEFT
-                                                                                  : KP_LAYOUT_RIGHT;
-  spec.traits = traits & ~(unsigned)KP_TRAIT_UNMANAGED;
-  spec.dynamic = dynamic;
-  spec.zero = 0;
-  PyObject *out = NULL;
-  if (!label && !(label = default_label(st, dynamic, spec.dtype, spec.rank, spec.layout, spec.space))) goto done;
-  out = (PyObject *)kp_view_allocate(st, &spec, label);
-  if (out && kp_deep_copy(st, (kp_view *)out, want_dt == w->dtype ? (PyObject *)w : obj, where) < 0) Py_CLEAR(out);
+  out = copy_to_allocation(st, w, same_dtype ? (PyObject *)w : obj, &want, traits, dynamic, label, where);
 done:
+  Py_XDECREF(why);
   Py_DECREF(w);
   return out;
 }
@@ -422,14 +473,33 @@ static int not_an_array(PyObject *obj) {
   return PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj) || PyList_Check(obj) || PyTuple_Check(obj);
 }
 
-/* Appends "; text" (or text) to *reasons; -1 with an exception. */
-static int add_reason(PyObject **reasons, PyObject *text) {
-  if (!text) return -1;
-  PyObject *joined = *reasons ? PyUnicode_FromFormat("%U; %U", *reasons, text) : Py_NewRef(text);
-  Py_DECREF(text);
-  if (!joined) return -1;
-  Py_XSETREF(*reasons, joined);
-  return 0;
+/* obj (a Python scalar or nested sequence) as a NumPy array of dtype (-1:
+ * NumPy's choice). New reference or NULL with an exception. */
+static PyObject *numpy_array_of(PyObject *obj, int dtype, const char *where) {
+  PyObject *np = PyImport_ImportModule("numpy");
+  if (!np) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s: converting a %.100s needs NumPy; install numpy or pass an array", where,
+                 type_name(obj));
+    return NULL;
+  }
+  PyObject *out = dtype < 0 ? PyObject_CallMethod(np, "asarray", "O", obj)
+                            : PyObject_CallMethod(np, "asarray", "Os", obj, kp_dtypes[dtype].name);
+  Py_DECREF(np);
+  return out;
+}
+
+/* kokkos.asarray(obj) with nothing asked: zero-copy; host buffers (NumPy
+ * arrays) directly, which costs less than a DLPack capsule. */
+static PyObject *asarray_as_is(kp_state *st, PyObject *obj, PyObject *label, const char *where) {
+  if (PyObject_CheckBuffer(obj) && !PyObject_TypeCheck(obj, st->view_type)) {
+    kp_view *v = kp_view_from_buffer_object(st, obj, 0, label, 0, where);
+    if (v || !(PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_TypeError) ||
+               PyErr_ExceptionMatches(PyExc_ValueError)))
+      return (PyObject *)v;
+    PyErr_Clear();
+  }
+  return (PyObject *)kp_view_from_exchange(st, obj, label, where);
 }
 
 PyObject *kp_py_asarray(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -445,106 +515,40 @@ PyObject *kp_py_asarray(PyObject *module, PyObject *const *args, Py_ssize_t narg
   layout_o = unset_if_none(layout_o);
   copy_o = unset_if_none(copy_o);
   if (check_label(label, where) < 0) return NULL;
-  if (!dtype_o && !space_o && !layout_o && !copy_o && !not_an_array(obj)) {
-    /* zero-copy, nothing to check; host buffers (NumPy arrays) directly,
-     * which costs less than a DLPack capsule */
-    if (PyObject_CheckBuffer(obj) && !PyObject_TypeCheck(obj, st->view_type)) {
-      kp_view *v = kp_view_from_buffer_object(st, obj, 0, label, 0, where);
-      if (v || !(PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_TypeError) ||
-                 PyErr_ExceptionMatches(PyExc_ValueError)))
-        return (PyObject *)v;
-      PyErr_Clear();
-    }
-    return (PyObject *)kp_view_from_exchange(st, obj, label, where);
-  }
+  if (!dtype_o && !space_o && !layout_o && !copy_o && !not_an_array(obj)) return asarray_as_is(st, obj, label, where);
   if (copy_o && !PyBool_Check(copy_o)) {
     PyErr_Format(PyExc_TypeError, "%s: copy must be True, False or None, got %.100s", where, type_name(copy_o));
     return NULL;
   }
-  int copy = copy_o == NULL ? -1 : copy_o == Py_True;
-  int want_space = -1, want_dtype = -1, want_layout = -1;
-  if (space_o && (want_space = kp_arg_space(st, space_o, where)) < 0) return NULL;
-  if (dtype_o && (want_dtype = kp_arg_dtype(st, dtype_o, where)) < 0) return NULL;
-  if (layout_o && (want_layout = kp_arg_layout(st, layout_o, where)) < 0) return NULL;
-
+  int forbid_copy = copy_o == Py_False;
+  kp_wanted want = {-1, -1, -1, copy_o == Py_True};
+  if (space_o && (want.space = kp_arg_space(st, space_o, where)) < 0) return NULL;
+  if (dtype_o && (want.dtype = kp_arg_dtype(st, dtype_o, where)) < 0) return NULL;
+  if (layout_o && (want.layout = kp_arg_layout(st, layout_o, where)) < 0) return NULL;
+  if (not_an_array(obj) && forbid_copy) {
+    PyErr_Format(PyExc_ValueError, "%s: a %.100s is not an array; making a View of it needs a copy, but copy=False",
+                 where, type_name(obj));
+    return NULL;
+  }
   PyObject *converted = NULL, *reasons = NULL, *res = NULL;
   kp_view *src = NULL;
-  if (not_an_array(obj)) {
-    if (copy == 0) {
-      PyErr_Format(PyExc_ValueError, "%s: a %.100s is not an array; making a View of it needs a copy, but copy=False",
-                   where, type_name(obj));
-      return NULL;
-    }
-    PyObject *np = PyImport_ImportModule("numpy");
-    if (!np) {
-      PyErr_Clear();
-      PyErr_Format(PyExc_TypeError, "%s: converting a %.100s needs NumPy; install numpy or pass an array", where,
-                   type_name(obj));
-      return NULL;
-    }
-    converted = want_dtype < 0 ? PyObject_CallMethod(np, "asarray", "O", obj)
-                               : PyObject_CallMethod(np, "asarray", "Os", obj, kp_dtypes[want_dtype].name);
-    Py_DECREF(np);
-    if (!converted) return NULL;
-  }
+  if (not_an_array(obj) && !(converted = numpy_array_of(obj, want.dtype, where))) return NULL;
   src = kp_view_from_exchange(st, converted ? converted : obj, label, where);
   if (!src) goto done;
-  if (want_space >= 0 && want_space != src->space &&
-      add_reason(&reasons, PyUnicode_FromFormat("it lives in %s, not %s", kp_spaces[src->space].name,
-                                                kp_spaces[want_space].name)) < 0)
-    goto done;
-  if (want_dtype >= 0 && want_dtype != src->dtype &&
-      add_reason(&reasons, PyUnicode_FromFormat("its dtype is %s, not %s", kp_dtypes[src->dtype].name,
-                                                kp_dtypes[want_dtype].name)) < 0)
-    goto done;
-  if (want_layout == KP_LAYOUT_RIGHT && !kp_view_is_c_contiguous(src) &&
-      add_reason(&reasons, PyUnicode_FromString("its strides are not LayoutRight's")) < 0)
-    goto done;
-  if (want_layout == KP_LAYOUT_LEFT && !kp_view_is_f_contiguous(src) &&
-      add_reason(&reasons, PyUnicode_FromString("its strides are not LayoutLeft's")) < 0)
-    goto done;
-  if (copy == 1 && add_reason(&reasons, PyUnicode_FromString("copy=True")) < 0) goto done;
-  if (!reasons) {
+  if (!(reasons = copy_reasons(src, &want, 0))) {
     /* a View given is returned as it is; a new one takes the layout asked for */
-    if ((PyObject *)src != obj && adopt_layout(src, want_layout) < 0) goto done;
+    if (PyErr_Occurred() || ((PyObject *)src != obj && adopt_layout(src, want.layout) < 0)) goto done;
     res = Py_NewRef((PyObject *)src);
-    goto done;
-  }
-  if (copy == 0) {
+  } else if (forbid_copy) {
     PyErr_Format(PyExc_ValueError, "%s: a View of this %.100s needs a copy (%U), but copy=False", where, type_name(obj),
                  reasons);
-    goto done;
-  }
-  {
-    kp_view_spec spec = {0};
-    spec.rank = src->rank;
-    memcpy(spec.shape, src->shape, sizeof(Py_ssize_t) * (size_t)src->rank);
-    spec.dtype = want_dtype >= 0 ? want_dtype : src->dtype;
-    spec.space = want_space >= 0 ? want_space : src->space;
-    if (want_layout == KP_LAYOUT_RIGHT || want_layout == KP_LAYOUT_LEFT)
-      spec.layout = want_layout;
-    else
-      spec.layout = (kp_view_is_f_contiguous(src) && !kp_view_is_c_contiguous(src)) ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT;
-    spec.zero = 0;
-    PyObject *out_label = label;
-    PyObject *fallback = NULL;
-    if (!out_label) {
-      if (PyUnicode_GET_LENGTH(src->label) > 0) {
-        out_label = src->label;
-      } else {
-        fallback = PyUnicode_FromString("kokkos.asarray");
-        if (!fallback) goto done;
-        out_label = fallback;
-      }
-    }
-    kp_view *out = kp_view_allocate(st, &spec, out_label);
-    Py_XDECREF(fallback);
-    if (!out) goto done;
-    if (kp_deep_copy(st, out, (PyObject *)src, where) < 0) {
-      Py_DECREF(out);
-      goto done;
-    }
-    res = (PyObject *)out;
+  } else {
+    /* the copy's label: the one given, else the producer's, else the function's */
+    PyObject *own = label ? Py_NewRef(label)
+                    : PyUnicode_GET_LENGTH(src->label) > 0 ? Py_NewRef(src->label)
+                                                           : PyUnicode_FromString("kokkos.asarray");
+    if (own) res = copy_to_allocation(st, src, (PyObject *)src, &want, 0, 0, own, where);
+    Py_XDECREF(own);
   }
 done:
   Py_XDECREF(converted);
