@@ -33,8 +33,8 @@ typedef struct kp_host_registration kp_host_registration;
  * runtime's reason is in *err and nothing stays registered for this call
  * (KP_E_UNAVAILABLE: this Kokkos has no runtime for space; KP_E_KOKKOS: the
  * runtime refused, e.g. a locked-memory limit or a read-only mapping). */
-kp_status kp_bridge_host_register(int space, void *ptr, size_t bytes, kp_host_registration **handle,
-                                  void **device_ptr, kp_error *err) KP_NOEXCEPT;
+kp_status kp_bridge_host_register(int space, void *ptr, size_t bytes, kp_host_registration **handle, void **device_ptr,
+                                  kp_error *err) KP_NOEXCEPT;
 
 /* Gives back what kp_bridge_host_register handed out (NULL: nothing);
  * ranges nobody holds any more are unregistered. */

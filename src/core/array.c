@@ -544,7 +544,7 @@ PyObject *kp_py_asarray(PyObject *module, PyObject *const *args, Py_ssize_t narg
                  reasons);
   } else {
     /* the copy's label: the one given, else the producer's, else the function's */
-    PyObject *own = label ? Py_NewRef(label)
+    PyObject *own = label                                  ? Py_NewRef(label)
                     : PyUnicode_GET_LENGTH(src->label) > 0 ? Py_NewRef(src->label)
                                                            : PyUnicode_FromString("kokkos.asarray");
     if (own) res = copy_to_allocation(st, src, (PyObject *)src, &want, 0, 0, own, where);

@@ -60,15 +60,15 @@ static int normalize(kp_view *v, int dim, PyObject *item, Py_ssize_t *out) {
   return 0;
 }
 
-/* Applies the index key to v. */
-static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
-  PyObject *items_buf[1];
-  PyObject *const *items;
-  Py_ssize_t nitems;
-  PyObject *seq = NULL;
+/* The indices of key, one per item: a tuple's items, a list of ints (as a
+ * tuple in *seq, a new reference for the caller to drop), or key itself
+ * (in *one). -1 with IndexError for any other list. */
+static int key_items(kp_view *v, PyObject *key, PyObject **one, PyObject **seq, PyObject *const **items,
+                     Py_ssize_t *nitems) {
+  *seq = NULL;
   if (PyTuple_Check(key)) {
-    items = &PyTuple_GET_ITEM(key, 0);
-    nitems = PyTuple_GET_SIZE(key);
+    *items = &PyTuple_GET_ITEM(key, 0);
+    *nitems = PyTuple_GET_SIZE(key);
   } else if (PyList_Check(key)) {
     /* A list of ints, one per dimension, is an element index (the original
      * package's convention); anything else would be fancy indexing. */
@@ -81,16 +81,20 @@ static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
                    "dimension; fancy indexing is not supported: use numpy.asarray(view)[...])");
       return -1;
     }
-    seq = PyList_AsTuple(key);
-    if (!seq) return -1;
-    items = &PyTuple_GET_ITEM(seq, 0);
-    nitems = n;
+    if (!(*seq = PyList_AsTuple(key))) return -1;
+    *items = &PyTuple_GET_ITEM(*seq, 0);
+    *nitems = n;
   } else {
-    items_buf[0] = key;
-    items = items_buf;
-    nitems = 1;
+    *one = key;
+    *items = one;
+    *nitems = 1;
   }
+  return 0;
+}
 
+/* Applies the indices items[0..nitems) to v: res gets the subview's (or
+ * element's) offset, shape and strides. -1 with IndexError. */
+static int apply_items(kp_view *v, PyObject *const *items, Py_ssize_t nitems, kp_index_result *res) {
   /* Count the indices that consume a dimension. */
   Py_ssize_t consuming = 0, ellipses = 0;
   for (Py_ssize_t k = 0; k < nitems; ++k) {
@@ -100,15 +104,14 @@ static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
     else if (it != Py_None)
       ++consuming;
   }
-  int rc = -1;
   if (ellipses > 1) {
     PyErr_SetString(PyExc_IndexError, "an index can only have a single ellipsis ('...')");
-    goto done;
+    return -1;
   }
   if (consuming > v->rank) {
     PyErr_Format(PyExc_IndexError, "too many indices for View: View is %d-dimensional, but %zd were indexed", v->rank,
                  consuming);
-    goto done;
+    return -1;
   }
   int dim = 0, out = 0, saw_slice = 0;
   res->offset = 0;
@@ -130,7 +133,7 @@ static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
       saw_slice = 1;
     } else if (PySlice_Check(it)) {
       Py_ssize_t start, stop, step;
-      if (PySlice_Unpack(it, &start, &stop, &step) < 0) goto done;
+      if (PySlice_Unpack(it, &start, &stop, &step) < 0) return -1;
       Py_ssize_t len = PySlice_AdjustIndices(v->shape[dim], &start, &stop, step);
       if (out >= KP_MAX_RANK) goto too_many;
       res->shape[out] = len;
@@ -142,7 +145,7 @@ static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
       saw_slice = 1;
     } else if (is_integer_index(it)) {
       Py_ssize_t i;
-      if (normalize(v, dim, it, &i) < 0) goto done;
+      if (normalize(v, dim, it, &i) < 0) return -1;
       res->offset += i * v->strides[dim];
       ++dim;
     } else {
@@ -150,7 +153,7 @@ static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
                    "View indices must be ints, slices, Ellipsis or None, not %.100s (fancy and boolean indexing "
                    "are not supported: use numpy.asarray(view)[...])",
                    Py_TYPE(it)->tp_name);
-      goto done;
+      return -1;
     }
   }
   /* Dimensions not indexed are taken whole. */
@@ -162,11 +165,19 @@ static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
   }
   res->rank = out;
   res->is_element = !saw_slice && out == 0;
-  rc = 0;
-  goto done;
+  return 0;
 too_many:
   PyErr_Format(PyExc_IndexError, "the result would have more than %d dimensions", KP_MAX_RANK);
-done:
+  return -1;
+}
+
+/* Applies the index key to v. */
+static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
+  PyObject *one, *seq;
+  PyObject *const *items;
+  Py_ssize_t nitems;
+  if (key_items(v, key, &one, &seq, &items, &nitems) < 0) return -1;
+  int rc = apply_items(v, items, nitems, res);
   Py_XDECREF(seq);
   return rc;
 }
