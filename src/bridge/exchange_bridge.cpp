@@ -14,11 +14,15 @@
 
 namespace kokkos_python::impl {
 
+constexpr kp_backend k_space_backend[] = {KP_SPACE_ROWS(KP_SPACE_BACKEND_OF)};
+
 bool is_cuda_space(int arg_space) noexcept {
-  return arg_space == KP_SPACE_CUDA || arg_space == KP_SPACE_CUDA_UVM || arg_space == KP_SPACE_CUDA_HOST_PINNED;
+  return arg_space >= 0 && arg_space < KP_SPACE_COUNT && k_space_backend[arg_space] == KP_BACKEND_CUDA;
 }
 
-bool is_hip_space(int arg_space) noexcept { return arg_space == KP_SPACE_HIP || arg_space == KP_SPACE_HIP_HOST_PINNED; }
+bool is_hip_space(int arg_space) noexcept {
+  return arg_space >= 0 && arg_space < KP_SPACE_COUNT && k_space_backend[arg_space] == KP_BACKEND_HIP;
+}
 
 #if defined(KOKKOS_ENABLE_CUDA)
 cudaStream_t cuda_stream_of(uintptr_t arg_stream) noexcept {

@@ -77,13 +77,22 @@ int kp_dtype_from_typestr(const char *typestr);
 
 /* ---- memory spaces, layouts, traits -------------------------------------- */
 
+/* One memory space: a row of bridge.h's KP_SPACE_ROWS, by space number. */
 typedef struct kp_space_info {
-  const char *name;       /* "HostSpace" */
-  const char *aliases[6]; /* "Host", "Cuda", ... */
-  int dlpack_device;      /* DLPack device type */
+  const char *name;       /* the space's name, spelled only in KP_SPACE_ROWS */
+  const char *aliases[6]; /* other names Python accepts; NULL-terminated */
+  int dlpack_device;      /* DLPack device type (0: none) */
+  int backend;            /* KP_BACKEND_* */
+  int kind;               /* KP_MEMORY_*: host-accessible unless KP_MEMORY_DEVICE */
 } kp_space_info;
 
 extern const kp_space_info kp_spaces[KP_SPACE_COUNT];
+/* The columns' names, for Python (_tables()). */
+extern const char *const kp_backend_names[KP_BACKEND_COUNT];
+extern const char *const kp_memory_kind_names[KP_MEMORY_KIND_COUNT];
+/* The backend (KP_BACKEND_*) of the spaces with this DLPack device type, or
+ * -1 if no space has it (no error set). */
+int kp_dlpack_device_backend(int32_t device_type);
 
 /* Layouts, one row each (numbers checked against the public header in capi.c;
  * names in kp_layout_names, space.c). */
@@ -117,6 +126,11 @@ typedef struct kp_trait_info {
   unsigned flag;
 } kp_trait_info;
 extern const kp_trait_info kp_traits[KP_TRAIT_COUNT];
+/* The name of the trait with this flag ("?" for none). */
+const char *kp_trait_name(unsigned flag);
+/* Writes every trait's name, each after prefix, joined by ", " into out
+ * (size bytes): "kokkos.Managed, kokkos.Unmanaged, ...". */
+void kp_trait_list(const char *prefix, char *out, size_t size);
 /* Writes the names of traits' flags joined by "|" ("Managed" for none) into
  * out (size bytes). */
 void kp_trait_names(unsigned traits, char *out, size_t size);

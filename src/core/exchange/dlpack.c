@@ -244,8 +244,8 @@ static int parse_dl_device(kp_view *v, PyObject *dl_device, int copy, const char
   if (own_type <= 0) {
     PyErr_Format(PyExc_BufferError,
                  "%s: View '%U' lives in %s, which has no DLPack device type; copy it into a View "
-                 "in HostSpace first",
-                 where, v->label, kp_spaces[v->space].name);
+                 "in %s first",
+                 where, v->label, kp_spaces[v->space].name, kp_spaces[KP_SPACE_HOST].name);
     return -1;
   }
   rq->dev_type = own_type;
@@ -481,8 +481,9 @@ kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyO
   if (!kp_bridge_space_available(space)) {
     PyErr_Format(PyExc_BufferError,
                  "%s: the tensor lives on %s device %d, but this Kokkos has no %s; copy it to the host "
-                 "first (kokkos.from_dlpack(x, device=kokkos.HostSpace) asks the producer for a host copy)",
-                 where, device_name(dev), (int)t->device.device_id, kp_spaces[space].name);
+                 "first (kokkos.from_dlpack(x, device=kokkos.%s) asks the producer for a host copy)",
+                 where, device_name(dev), (int)t->device.device_id, kp_spaces[space].name,
+                 kp_spaces[KP_SPACE_HOST].name);
     goto fail;
   }
   if (dev != KP_DL_CPU && !kp_bridge_space_host_accessible(space)) {
