@@ -271,8 +271,9 @@ typedef struct kp_state {
    * name bytes) holding them, and a table of borrowed pointers indexed by
    * the combination, allocated on first use. */
   PyObject *view_classes;
-  kp_slots view_class_table; /* borrowed, indexed by combination */
-  PyObject *module;          /* borrowed: the module owning this state */
+  kp_slots view_class_table;     /* borrowed, indexed by combination */
+  PyType_Slot *view_class_slots; /* the classes' slots (view.c's kp_view_class_slots) */
+  PyObject *module;              /* borrowed: the module owning this state */
 } kp_state;
 
 /* Interns the keyword names into st; -1 with an exception. */
@@ -452,8 +453,10 @@ int kp_view_class_is_combination(kp_state *st, PyTypeObject *type);
 /* Moves v to the class of its current fields after a caller changed its
  * layout or traits; Views of other classes keep theirs. -1 with an exception. */
 int kp_view_retype(struct kp_view *v);
-/* Makes / frees the sparse table of classes (module exec / clear); -1 with MemoryError. */
-int kp_view_classes_init(kp_state *st);
+/* Makes / frees the sparse table of classes (module exec / clear), whose
+ * classes get slots (kp_view_class_slots: the module passes view.c's table
+ * down, so view_class.c refers to nothing above it); -1 with MemoryError. */
+int kp_view_classes_init(kp_state *st, PyType_Slot *slots);
 void kp_view_classes_free(kp_state *st);
 /* _view_class(dynamic, dtype, space, layout, traits, rank): the class (new reference). */
 PyObject *kp_py_view_class(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
@@ -484,6 +487,9 @@ PyObject *kp_view_new(PyTypeObject *type, PyObject *args, PyObject *kwds);
 int kp_view_traverse(kp_view *v, visitproc visit, void *arg);
 int kp_view_clear(kp_view *v);
 void kp_view_dealloc(kp_view *v);
+/* The per-combination classes' slots: View's lifetime functions, everything
+ * else inherited (handed to view_class.c by module.c). */
+extern PyType_Slot kp_view_class_slots[];
 /* 1 for a DynRankView (or a subclass of it). */
 int kp_view_is_dynamic(const kp_view *v);
 

@@ -239,7 +239,7 @@ static int kp_module_exec(PyObject *module) {
   if (!st->allocation_type) return -1;
   st->module = module;
   st->view_classes = PyList_New(0);
-  if (!st->view_classes || kp_view_classes_init(st) < 0 || kp_array_init(st) < 0) return -1;
+  if (!st->view_classes || kp_view_classes_init(st, kp_view_class_slots) < 0 || kp_array_init(st) < 0) return -1;
   st->view_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_view_type_spec, NULL);
   if (!st->view_type) return -1;
   st->dyn_rank_view_type =
