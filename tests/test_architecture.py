@@ -245,3 +245,25 @@ def test_messages_build_space_and_trait_names_from_their_table(family):
             if spelled.search(literal) or len(set(listed.findall(literal))) >= 2:
                 found.append(f"{path}: {literal[:100]}")
     assert not found, f"{family} spelled outside {home}:\n" + "\n".join(found)
+
+
+# ---- functions stay short ---------------------------------------------------------------------
+
+FUNCTION_START = re.compile(r"^(?!typedef|struct|enum)[A-Za-z_][^;=]*\)\s*\{\s*$")
+
+
+def test_no_core_function_is_over_100_lines():
+    long = []
+    for path in sorted((ROOT / "src" / "core").rglob("*.c")):
+        if str(path.relative_to(ROOT)) in PENDING:
+            continue
+        start = None
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if FUNCTION_START.match(line):
+                start = (number, line)
+            elif line == "}" and start:
+                if number - start[0] + 1 > 100:
+                    long.append(f"{path.relative_to(ROOT)}:{start[0]}: {number - start[0] + 1} lines")
+                start = None
+    assert not long, "functions over 100 lines:\n" + "\n".join(long)
+

@@ -60,16 +60,18 @@ static int normalize(kp_view *v, int dim, PyObject *item, Py_ssize_t *out) {
   return 0;
 }
 
-/* Applies the index key to v. */
-static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
-  PyObject *items_buf[1];
-  PyObject *const *items;
-  Py_ssize_t nitems;
-  PyObject *seq = NULL;
+/* The indices of key as an array: a tuple's items, a list's (kept alive in
+ * *seq, a new reference the caller releases), or key alone (in buf); -1 with
+ * IndexError for a list that is not one int per dimension. */
+static int index_items(const kp_view *v, PyObject *key, PyObject **buf, PyObject *const **items, Py_ssize_t *nitems,
+                       PyObject **seq) {
+  *seq = NULL;
   if (PyTuple_Check(key)) {
-    items = &PyTuple_GET_ITEM(key, 0);
-    nitems = PyTuple_GET_SIZE(key);
-  } else if (PyList_Check(key)) {
+    *items = &PyTuple_GET_ITEM(key, 0);
+    *nitems = PyTuple_GET_SIZE(key);
+    return 0;
+  }
+  if (PyList_Check(key)) {
     /* A list of ints, one per dimension, is an element index (the original
      * package's convention); anything else would be fancy indexing. */
     Py_ssize_t n = PyList_GET_SIZE(key);
@@ -81,15 +83,25 @@ static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
                    "dimension; fancy indexing is not supported: use numpy.asarray(view)[...])");
       return -1;
     }
-    seq = PyList_AsTuple(key);
-    if (!seq) return -1;
-    items = &PyTuple_GET_ITEM(seq, 0);
-    nitems = n;
-  } else {
-    items_buf[0] = key;
-    items = items_buf;
-    nitems = 1;
+    *seq = PyList_AsTuple(key);
+    if (!*seq) return -1;
+    *items = &PyTuple_GET_ITEM(*seq, 0);
+    *nitems = n;
+    return 0;
   }
+  buf[0] = key;
+  *items = buf;
+  *nitems = 1;
+  return 0;
+}
+
+/* Applies the index key to v. */
+static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
+  PyObject *items_buf[1];
+  PyObject *const *items;
+  Py_ssize_t nitems;
+  PyObject *seq;
+  if (index_items(v, key, items_buf, &items, &nitems, &seq) < 0) return -1;
 
   /* Count the indices that consume a dimension. */
   Py_ssize_t consuming = 0, ellipses = 0;
