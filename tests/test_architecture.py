@@ -267,3 +267,52 @@ def test_no_core_function_is_over_100_lines():
                 start = None
     assert not long, "functions over 100 lines:\n" + "\n".join(long)
 
+
+# ---- the tests, benchmarks and scripts section ---------------------------------------------
+
+
+def test_every_script_is_listed():
+    section = DOC.read_text().split("## Tests, benchmarks and scripts", 1)[1]
+    missing = [p.name for p in sorted((ROOT / "scripts").iterdir()) if p.is_file() and p.name not in section]
+    assert not missing, f"scripts not in docs/architecture.md: {missing}"
+
+
+# ---- the build's lines ------------------------------------------------------------------------
+
+
+def test_a_layers_own_headers_are_included_by_its_files_only():
+    """exchange.h and dlpack.h for src/core/exchange/, tools.h for
+    src/core/tools/: on those files' include path only (CMakeLists.txt), and
+    included by no other file."""
+    cmake = (ROOT / "CMakeLists.txt").read_text()
+    for layer in ("exchange", "tools"):
+        assert f'"${{CMAKE_CURRENT_SOURCE_DIR}}/src/core/{layer}"' in cmake
+        assert f"src/core/{layer}" not in re.search(r"target_include_directories\(_core [^)]*\)", cmake).group(0)
+    own = {h.name: h.parent for layer in ("exchange", "tools") for h in (ROOT / "src/core" / layer).glob("*.h")}
+    wrong = []
+    for path in sorted((ROOT / "src" / "core").rglob("*.[ch]")):
+        for header in re.findall(r'^#include "([^"]+)"', path.read_text(), re.M):
+            if header in own and path.parent != own[header]:
+                wrong.append(f"{path.relative_to(ROOT)} includes {header}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_core_is_c11_without_kokkos():
+    cmake = (ROOT / "CMakeLists.txt").read_text()
+    assert "set(CMAKE_C_STANDARD 11)" in cmake
+    core = re.search(r"add_library\(_core[^)]*\)|Python_add_library\(_core[^)]*\)", cmake)
+    assert core, "no _core target in CMakeLists.txt"
+    for path in sorted((ROOT / "src" / "core").rglob("*.[ch]")):
+        assert not re.search(r"#include\s*[<\"]Kokkos", path.read_text()), path
+
+
+def test_the_extension_exports_its_init_function_only():
+    text = re.sub(r"/\*.*?\*/", "", (ROOT / "cmake" / "core.map").read_text(), flags=re.S)
+    assert re.sub(r"\s+", " ", text).strip() == "{ global: PyInit__core; local: *; };"
+    assert "core.map" in (ROOT / "CMakeLists.txt").read_text()
+
+
+def test_sources_are_globbed():
+    cmake = (ROOT / "CMakeLists.txt").read_text()
+    assert "file(GLOB_RECURSE KOKKOS_PYTHON_CORE_SOURCES CONFIGURE_DEPENDS src/core/*.c)" in cmake
+    assert "file(GLOB KOKKOS_PYTHON_BRIDGE_SOURCES CONFIGURE_DEPENDS src/bridge/*.cpp)" in cmake
