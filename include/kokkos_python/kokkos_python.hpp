@@ -832,6 +832,21 @@ ViewT build(const kokkos_python_view_desc &arg_desc, const Kokkos::Impl::SharedA
   return build<ViewT>(arg_desc, arg_track, arg_tracked, kind_tag<ViewT>{});
 }
 
+// Runs arg_f() at the boundary to Python: a C++ exception becomes a Python
+// exception naming arg_where (MemoryError for bad_alloc, RuntimeError
+// otherwise) and the result arg_failed.
+template <class R, class F>
+R python_boundary(const char *arg_where, R arg_failed, F &&arg_f) noexcept {
+  try {
+    return arg_f();
+  } catch (const std::bad_alloc &) {
+    PyErr_NoMemory();
+  } catch (const std::exception &e) {
+    PyErr_Format(PyExc_RuntimeError, "%s: %s", arg_where, e.what());
+  }
+  return arg_failed;
+}
+
 }  // namespace detail
 
 // ---- public conversions ----------------------------------------------------------------
@@ -843,7 +858,7 @@ ViewT build(const kokkos_python_view_desc &arg_desc, const Kokkos::Impl::SharedA
 template <class ViewT>
 PyObject *to_python(const ViewT &arg_view, PyObject *arg_owner) noexcept {
   if (import() < 0) return nullptr;
-  try {
+  return detail::python_boundary<PyObject *>("kokkos_python::to_python", nullptr, [&]() -> PyObject * {
     kokkos_python_view_desc desc;
     std::string label;
     if (const auto *rec = detail::python_record::of(arg_view)) {
@@ -858,12 +873,7 @@ PyObject *to_python(const ViewT &arg_view, PyObject *arg_owner) noexcept {
       if (!detail::is_managed(arg_view)) desc.traits |= KOKKOS_PYTHON_UNMANAGED;
     }
     return api()->view_from_owner(&desc, arg_owner ? arg_owner : Py_None);
-  } catch (const std::bad_alloc &) {
-    return PyErr_NoMemory();
-  } catch (const std::exception &e) {
-    PyErr_Format(PyExc_RuntimeError, "kokkos_python::to_python: %s", e.what());
-    return nullptr;
-  }
+  });
 }
 
 // New reference to a kokkos.View (kokkos.DynRankView for a DynRankView) over
@@ -879,7 +889,7 @@ PyObject *to_python(const ViewT &arg_view) noexcept {
   static_assert(sizeof(context::tracker) <= 64 && alignof(context::tracker) <= 16,
                 "kokkos_python: a View's tracker must fit the 64 bytes view_from_inline promises");
   if (import() < 0) return nullptr;
-  try {
+  return detail::python_boundary<PyObject *>("kokkos_python::to_python", nullptr, [&]() -> PyObject * {
     if (const auto *rec = detail::python_record::of(arg_view)) return to_python(arg_view, rec->view());
     if (!detail::is_managed(arg_view)) return to_python(arg_view, Py_None);
     const std::string label = arg_view.label();
@@ -888,12 +898,7 @@ PyObject *to_python(const ViewT &arg_view) noexcept {
     // A DynRankView's underlying View may be a temporary: it lives to the end of this statement.
     return api()->view_from_inline(&desc, sizeof(context::tracker), &context::construct,
                                    &detail::underlying(arg_view).impl_track(), &context::destroy, 1, context::tag());
-  } catch (const std::bad_alloc &) {
-    return PyErr_NoMemory();
-  } catch (const std::exception &e) {
-    PyErr_Format(PyExc_RuntimeError, "kokkos_python::to_python: %s", e.what());
-    return nullptr;
-  }
+  });
 }
 
 // Makes arg_out a View of arg_obj's memory (arg_obj: a kokkos.View). On a
@@ -918,7 +923,7 @@ bool from_python(PyObject *arg_obj, ViewT &arg_out) noexcept {
                  arg_obj ? Py_TYPE(arg_obj)->tp_name : "NULL");
     return false;
   }
-  try {
+  return detail::python_boundary("kokkos_python::from_python", false, [&]() -> bool {
     kokkos_python_view_desc desc;
     if (api()->describe(arg_obj, &desc) < 0) return false;
     if (!detail::check<ViewT>(desc)) return false;
@@ -961,13 +966,7 @@ bool from_python(PyObject *arg_obj, ViewT &arg_out) noexcept {
     track.assign_allocated_record_to_uninitialized(rec);
     arg_out = detail::build<ViewT>(desc, track, true);
     return true;
-  } catch (const std::bad_alloc &) {
-    PyErr_NoMemory();
-    return false;
-  } catch (const std::exception &e) {
-    PyErr_Format(PyExc_RuntimeError, "kokkos_python::from_python: %s", e.what());
-    return false;
-  }
+  });
 }
 
 // As above, returning the View; throws python_error (holding the Python

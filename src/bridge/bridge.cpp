@@ -23,6 +23,8 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #if defined(__linux__)
@@ -59,46 +61,74 @@ struct space_tag {
   using type = Space;
 };
 
+// The Kokkos type of each memory space this Kokkos has, by KP_SPACE_* (the
+// rest of a space's row is bridge.h's KP_SPACE_ROWS); void where this Kokkos
+// lacks it. with_space and space_index are built from this table.
+template <int Space>
+struct space_type {
+  using type = void;
+};
+#define KP_SPACE_TYPE(id, kokkos_type) \
+  template <>                          \
+  struct space_type<KP_SPACE_##id> {   \
+    using type = kokkos_type;          \
+  };
+KP_SPACE_TYPE(HOST, Kokkos::HostSpace)
+#if defined(KOKKOS_ENABLE_CUDA)
+KP_SPACE_TYPE(CUDA, Kokkos::CudaSpace)
+KP_SPACE_TYPE(CUDA_UVM, Kokkos::CudaUVMSpace)
+KP_SPACE_TYPE(CUDA_HOST_PINNED, Kokkos::CudaHostPinnedSpace)
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+KP_SPACE_TYPE(HIP, Kokkos::HIPSpace)
+KP_SPACE_TYPE(HIP_HOST_PINNED, Kokkos::HIPHostPinnedSpace)
+#endif
+#undef KP_SPACE_TYPE
+
+constexpr kp_memory_kind k_space_kind[] = {KP_SPACE_ROWS(KP_SPACE_KIND_OF)};
+
+// The row's memory kind agrees with Kokkos: host-accessible unless DEVICE.
+template <int Space>
+constexpr bool row_matches_kokkos() {
+  using S = typename space_type<Space>::type;
+  if constexpr (std::is_void_v<S>) {
+    return true;
+  } else {
+    return Kokkos::SpaceAccessibility<Kokkos::HostSpace, S>::accessible == (k_space_kind[Space] != KP_MEMORY_DEVICE);
+  }
+}
+template <int... Spaces>
+constexpr bool rows_match_kokkos(std::integer_sequence<int, Spaces...>) {
+  return (row_matches_kokkos<Spaces>() && ...);
+}
+static_assert(rows_match_kokkos(std::make_integer_sequence<int, KP_SPACE_COUNT>{}),
+              "a memory kind in bridge.h's KP_SPACE_ROWS disagrees with Kokkos::SpaceAccessibility");
+
 // Calls arg_f(space_tag<Space>{}) for the Kokkos space behind arg_space;
 // returns KP_E_UNAVAILABLE when this Kokkos lacks it.
-template <class F>
+template <int Space = 0, class F>
 kp_status with_space(int arg_space, kp_error *arg_err, F &&arg_f) {
-  switch (arg_space) {
-    case KP_SPACE_HOST:
-      return arg_f(space_tag<Kokkos::HostSpace>{});
-#if defined(KOKKOS_ENABLE_CUDA)
-    case KP_SPACE_CUDA:
-      return arg_f(space_tag<Kokkos::CudaSpace>{});
-    case KP_SPACE_CUDA_UVM:
-      return arg_f(space_tag<Kokkos::CudaUVMSpace>{});
-    case KP_SPACE_CUDA_HOST_PINNED:
-      return arg_f(space_tag<Kokkos::CudaHostPinnedSpace>{});
-#endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-    case KP_SPACE_HIP:
-      return arg_f(space_tag<Kokkos::HIPSpace>{});
-    case KP_SPACE_HIP_HOST_PINNED:
-      return arg_f(space_tag<Kokkos::HIPHostPinnedSpace>{});
-#endif
-    default:
-      break;
+  if constexpr (Space == KP_SPACE_COUNT) {
+    return fail(arg_err, KP_E_UNAVAILABLE, "this memory space is not enabled in the installed Kokkos");
+  } else {
+    using S = typename space_type<Space>::type;
+    if constexpr (!std::is_void_v<S>) {
+      if (arg_space == Space) return arg_f(space_tag<S>{});
+    }
+    return with_space<Space + 1>(arg_space, arg_err, arg_f);
   }
-  return fail(arg_err, KP_E_UNAVAILABLE, "this memory space is not enabled in the installed Kokkos");
 }
 
-template <class Space>
+// The KP_SPACE_* of a Kokkos memory space type, or -1.
+template <class S, int Space = 0>
 constexpr int space_index() {
-  if constexpr (std::is_same_v<Space, Kokkos::HostSpace>) return KP_SPACE_HOST;
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Space, Kokkos::CudaSpace>) return KP_SPACE_CUDA;
-  if constexpr (std::is_same_v<Space, Kokkos::CudaUVMSpace>) return KP_SPACE_CUDA_UVM;
-  if constexpr (std::is_same_v<Space, Kokkos::CudaHostPinnedSpace>) return KP_SPACE_CUDA_HOST_PINNED;
-#endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-  if constexpr (std::is_same_v<Space, Kokkos::HIPSpace>) return KP_SPACE_HIP;
-  if constexpr (std::is_same_v<Space, Kokkos::HIPHostPinnedSpace>) return KP_SPACE_HIP_HOST_PINNED;
-#endif
-  return -1;
+  if constexpr (Space == KP_SPACE_COUNT) {
+    return -1;
+  } else if constexpr (std::is_same_v<S, typename space_type<Space>::type>) {
+    return Space;
+  } else {
+    return space_index<S, Space + 1>();
+  }
 }
 
 template <class Exec>

@@ -1,10 +1,11 @@
 // exchange_bridge.cpp: device facts for the zero-copy exchange protocols
-// (see exchange_bridge.h). The only code here that touches a device runtime
-// directly: CUDA's pointer attributes and stream synchronization, HIP's
-// stream synchronization, each behind the Kokkos backend macro that brings
-// the runtime's header in. Every entry point is noexcept.
+// (see exchange_bridge.h): device ids, Kokkos' stream, the space of a foreign
+// pointer, pageable access, stream synchronization and stream waits. The
+// device runtimes' calls come through device_runtime.hpp, written once over
+// the backend (CUDA, HIP); every entry point is noexcept.
 
 #include "exchange_bridge.h"
+#include "device_runtime.hpp"
 #include "guard.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -14,21 +15,19 @@
 
 namespace kokkos_python::impl {
 
+constexpr kp_backend k_space_backend[] = {KP_SPACE_ROWS(KP_SPACE_BACKEND_OF)};
+
 bool is_cuda_space(int arg_space) noexcept {
-  return arg_space == KP_SPACE_CUDA || arg_space == KP_SPACE_CUDA_UVM || arg_space == KP_SPACE_CUDA_HOST_PINNED;
+  return arg_space >= 0 && arg_space < KP_SPACE_COUNT && k_space_backend[arg_space] == KP_BACKEND_CUDA;
 }
 
-bool is_hip_space(int arg_space) noexcept { return arg_space == KP_SPACE_HIP || arg_space == KP_SPACE_HIP_HOST_PINNED; }
-
-#if defined(KOKKOS_ENABLE_CUDA)
-cudaStream_t cuda_stream_of(uintptr_t arg_stream) noexcept {
-  if (arg_stream == 1) return cudaStreamLegacy;
-  if (arg_stream == 2) return cudaStreamPerThread;
-  return reinterpret_cast<cudaStream_t>(arg_stream);
+bool is_hip_space(int arg_space) noexcept {
+  return arg_space >= 0 && arg_space < KP_SPACE_COUNT && k_space_backend[arg_space] == KP_BACKEND_HIP;
 }
-#endif
 
 #if defined(KOKKOS_ENABLE_CUDA)
+using cuda_runtime = device_runtime<Kokkos::Cuda>;
+
 // True if work on stream arg_stream (a protocol integer) is implicitly
 // ordered with the legacy default stream: CUDA's blocking streams (made
 // without cudaStreamNonBlocking) and the per-thread default stream are.
@@ -40,7 +39,7 @@ bool cuda_syncs_with_legacy(uintptr_t arg_stream) noexcept {
   const bool kokkos_own = Kokkos::is_initialized() && arg_stream == kp_bridge_kokkos_stream(KP_SPACE_CUDA);
   if (kokkos_own && s_kokkos_syncs >= 0) return s_kokkos_syncs == 1;
   unsigned flags = 0;
-  if (cudaStreamGetFlags(cuda_stream_of(arg_stream), &flags) != cudaSuccess) {
+  if (cudaStreamGetFlags(cuda_runtime::stream_of(arg_stream), &flags) != cudaSuccess) {
     (void)cudaGetLastError();
     return false;
   }
@@ -48,56 +47,63 @@ bool cuda_syncs_with_legacy(uintptr_t arg_stream) noexcept {
   if (kokkos_own) s_kokkos_syncs = syncs ? 1 : 0;
   return syncs;
 }
+#endif
 
-// One event per thread and device, reused: cudaStreamWaitEvent waits for
+// Calls arg_f(device_runtime<Backend>{}) for the device runtime behind
+// arg_space's backend; returns arg_none where this Kokkos has none (arg_f's
+// own results must differ from it).
+template <class T, class F>
+T with_runtime(int arg_space, T arg_none, F &&arg_f) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (is_cuda_space(arg_space)) return arg_f(device_runtime<Kokkos::Cuda>{});
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+  if (is_hip_space(arg_space)) return arg_f(device_runtime<Kokkos::HIP>{});
+#endif
+  (void)arg_space;
+  (void)arg_f;
+  return arg_none;
+}
+
+// Clears the runtime's sticky error and reports arg_e.
+template <class R>
+kp_status runtime_failure(kp_error *arg_err, typename R::error_type arg_e) noexcept {
+  (void)R::last_error();
+  return fail(arg_err, KP_E_KOKKOS, R::error_string(arg_e));
+}
+
+// What a stream call on a space without a device runtime gives: nothing to
+// do for the host, an error for a space this Kokkos has no backend for.
+kp_status no_device_streams(int arg_space, kp_error *arg_err) noexcept {
+  if (arg_space == KP_SPACE_HOST) return KP_OK;
+  return fail(arg_err, KP_E_UNAVAILABLE, "this Kokkos has no device backend for that memory space's streams");
+}
+
+// One event per thread, runtime and device, reused: a stream wait waits for
 // the event's latest record at the time of the call, so recording it again
 // later changes nothing for streams that already wait on it.
-cudaError_t cuda_event_for(int arg_device, cudaEvent_t &arg_event) noexcept {
-  thread_local cudaEvent_t t_event = nullptr;
+template <class R>
+typename R::error_type event_for(int arg_device, typename R::event_type &arg_event) noexcept {
+  thread_local typename R::event_type t_event = nullptr;
   thread_local int t_device = -1;
   if (t_event && t_device == arg_device) {
     arg_event = t_event;
-    return cudaSuccess;
+    return R::success;
   }
   int current = 0;
-  cudaError_t e = cudaGetDevice(&current);
-  if (e != cudaSuccess) return e;
-  if (current != arg_device && (e = cudaSetDevice(arg_device)) != cudaSuccess) return e;
-  cudaEvent_t made = nullptr;
-  e = cudaEventCreateWithFlags(&made, cudaEventDisableTiming);
-  if (current != arg_device) (void)cudaSetDevice(current);
-  if (e != cudaSuccess) return e;
-  if (t_event) (void)cudaEventDestroy(t_event);  // made on another device
+  typename R::error_type e = R::get_device(&current);
+  if (e != R::success) return e;
+  if (current != arg_device && (e = R::set_device(arg_device)) != R::success) return e;
+  typename R::event_type made = nullptr;
+  e = R::event_create(&made);
+  if (current != arg_device) (void)R::set_device(current);
+  if (e != R::success) return e;
+  if (t_event) (void)R::event_destroy(t_event);  // made on another device
   t_event = made;
   t_device = arg_device;
   arg_event = made;
-  return cudaSuccess;
+  return R::success;
 }
-#endif
-
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-hipError_t hip_event_for(int arg_device, hipEvent_t &arg_event) noexcept {
-  thread_local hipEvent_t t_event = nullptr;
-  thread_local int t_device = -1;
-  if (t_event && t_device == arg_device) {
-    arg_event = t_event;
-    return hipSuccess;
-  }
-  int current = 0;
-  hipError_t e = hipGetDevice(&current);
-  if (e != hipSuccess) return e;
-  if (current != arg_device && (e = hipSetDevice(arg_device)) != hipSuccess) return e;
-  hipEvent_t made = nullptr;
-  e = hipEventCreateWithFlags(&made, hipEventDisableTiming);
-  if (current != arg_device) (void)hipSetDevice(current);
-  if (e != hipSuccess) return e;
-  if (t_event) (void)hipEventDestroy(t_event);
-  t_event = made;
-  t_device = arg_device;
-  arg_event = made;
-  return hipSuccess;
-}
-#endif
 
 }  // namespace kokkos_python::impl
 
@@ -152,9 +158,9 @@ extern "C" uintptr_t kp_bridge_kokkos_stream(int arg_space) noexcept {
 extern "C" int kp_bridge_pointer_space(const void *arg_ptr, int *arg_device_id) noexcept {
   if (arg_device_id) *arg_device_id = 0;
 #if defined(KOKKOS_ENABLE_CUDA)
-  cudaPointerAttributes attr;
-  if (cudaPointerGetAttributes(&attr, arg_ptr) != cudaSuccess) {
-    (void)cudaGetLastError();  // clear the sticky-free error state
+  cuda_runtime::pointer_attributes attr;
+  if (cuda_runtime::pointer_get_attributes(&attr, arg_ptr) != cuda_runtime::success) {
+    (void)cuda_runtime::last_error();  // clear the sticky-free error state
     return -1;
   }
   if (arg_device_id) *arg_device_id = attr.device;
@@ -176,106 +182,60 @@ extern "C" int kp_bridge_pointer_space(const void *arg_ptr, int *arg_device_id) 
 
 extern "C" int kp_bridge_pageable_access(int arg_space) noexcept {
   try {
-#if defined(KOKKOS_ENABLE_CUDA)
-    if (is_cuda_space(arg_space)) {
+    return with_runtime(arg_space, kp_bridge_space_host_accessible(arg_space), [&](auto arg_runtime) {
+      using R = decltype(arg_runtime);
       int value = 0;
-      if (cudaDeviceGetAttribute(&value, cudaDevAttrPageableMemoryAccess, kp_bridge_device_id(arg_space)) !=
-          cudaSuccess) {
-        (void)cudaGetLastError();
+      if (R::pageable_memory_access(kp_bridge_device_id(arg_space), &value) != R::success) {
+        (void)R::last_error();
         return 0;
       }
-      return value != 0;
-    }
-#endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-    if (is_hip_space(arg_space)) {
-      int value = 0;
-      if (hipDeviceGetAttribute(&value, hipDeviceAttributePageableMemoryAccess, kp_bridge_device_id(arg_space)) !=
-          hipSuccess) {
-        (void)hipGetLastError();
-        return 0;
-      }
-      return value != 0;
-    }
-#endif
+      return value != 0 ? 1 : 0;
+    });
   } catch (...) {
     return 0;
   }
-  return kp_bridge_space_host_accessible(arg_space);
 }
 
 extern "C" kp_status kp_bridge_stream_synchronize(int arg_space, uintptr_t arg_stream, kp_error *arg_err) noexcept {
   try {
-#if defined(KOKKOS_ENABLE_CUDA)
-    if (is_cuda_space(arg_space)) {
-      cudaError_t e = cudaStreamSynchronize(cuda_stream_of(arg_stream));
-      if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return fail(arg_err, KP_E_KOKKOS, cudaGetErrorString(e));
-      }
-      return KP_OK;
-    }
-#endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-    if (is_hip_space(arg_space)) {
-      hipError_t e = hipStreamSynchronize(reinterpret_cast<hipStream_t>(arg_stream));
-      if (e != hipSuccess) {
-        (void)hipGetLastError();
-        return fail(arg_err, KP_E_KOKKOS, hipGetErrorString(e));
-      }
-      return KP_OK;
-    }
-#endif
+    const kp_status status = with_runtime(arg_space, KP_E_UNAVAILABLE, [&](auto arg_runtime) {
+      using R = decltype(arg_runtime);
+      typename R::error_type e = R::stream_synchronize(R::stream_of(arg_stream));
+      return e == R::success ? KP_OK : runtime_failure<R>(arg_err, e);
+    });
+    return status == KP_E_UNAVAILABLE ? no_device_streams(arg_space, arg_err) : status;
   } catch (std::exception &e) {
     return fail(arg_err, KP_E_KOKKOS, e.what());
   } catch (...) {
     return fail(arg_err, KP_E_KOKKOS, "synchronizing a stream raised an unknown C++ exception");
   }
-  (void)arg_stream;
-  if (arg_space == KP_SPACE_HOST) return KP_OK;
-  return fail(arg_err, KP_E_UNAVAILABLE, "this Kokkos has no device backend for that memory space's streams");
 }
 
 extern "C" kp_status kp_bridge_stream_wait(int arg_space, uintptr_t arg_waiter, uintptr_t arg_producer,
                                            kp_error *arg_err) noexcept {
   if (arg_waiter == arg_producer) return KP_OK;
   try {
+    const kp_status status = with_runtime(arg_space, KP_E_UNAVAILABLE, [&](auto arg_runtime) {
+      using R = decltype(arg_runtime);
 #if defined(KOKKOS_ENABLE_CUDA)
-    if (is_cuda_space(arg_space)) {
       // The legacy default stream and a blocking stream wait for each
       // other's earlier work by themselves.
-      if ((arg_waiter == 1 && cuda_syncs_with_legacy(arg_producer)) ||
-          (arg_producer == 1 && cuda_syncs_with_legacy(arg_waiter)))
-        return KP_OK;
-      cudaEvent_t event = nullptr;
-      cudaError_t e = cuda_event_for(kp_bridge_device_id(arg_space), event);
-      if (e == cudaSuccess) e = cudaEventRecord(event, cuda_stream_of(arg_producer));
-      if (e == cudaSuccess) e = cudaStreamWaitEvent(cuda_stream_of(arg_waiter), event, 0);
-      if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return fail(arg_err, KP_E_KOKKOS, cudaGetErrorString(e));
+      if constexpr (R::has_legacy_stream) {
+        if ((arg_waiter == 1 && cuda_syncs_with_legacy(arg_producer)) ||
+            (arg_producer == 1 && cuda_syncs_with_legacy(arg_waiter)))
+          return KP_OK;
       }
-      return KP_OK;
-    }
 #endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-    if (is_hip_space(arg_space)) {
-      hipEvent_t event = nullptr;
-      hipError_t e = hip_event_for(kp_bridge_device_id(arg_space), event);
-      if (e == hipSuccess) e = hipEventRecord(event, reinterpret_cast<hipStream_t>(arg_producer));
-      if (e == hipSuccess) e = hipStreamWaitEvent(reinterpret_cast<hipStream_t>(arg_waiter), event, 0);
-      if (e != hipSuccess) {
-        (void)hipGetLastError();
-        return fail(arg_err, KP_E_KOKKOS, hipGetErrorString(e));
-      }
-      return KP_OK;
-    }
-#endif
+      typename R::event_type event = nullptr;
+      typename R::error_type e = event_for<R>(kp_bridge_device_id(arg_space), event);
+      if (e == R::success) e = R::event_record(event, R::stream_of(arg_producer));
+      if (e == R::success) e = R::stream_wait_event(R::stream_of(arg_waiter), event);
+      return e == R::success ? KP_OK : runtime_failure<R>(arg_err, e);
+    });
+    return status == KP_E_UNAVAILABLE ? no_device_streams(arg_space, arg_err) : status;
   } catch (std::exception &e) {
     return fail(arg_err, KP_E_KOKKOS, e.what());
   } catch (...) {
     return fail(arg_err, KP_E_KOKKOS, "ordering two streams raised an unknown C++ exception");
   }
-  if (arg_space == KP_SPACE_HOST) return KP_OK;
-  return fail(arg_err, KP_E_UNAVAILABLE, "this Kokkos has no device backend for that memory space's streams");
 }

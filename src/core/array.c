@@ -332,8 +332,8 @@ static PyObject *from_array(kp_state *st, PyObject *obj, PyObject *label, PyObje
   if (unmanaged_asked) {
     PyErr_Format(PyExc_ValueError,
                  "%s: an Unmanaged View never copies, but this %.100s would need a copy (%U); drop "
-                 "trait=kokkos.Unmanaged (and use kokkos.array) to get a copy, or pass an array that fits",
-                 where, type_name(obj), why);
+                 "trait=kokkos.%s (and use kokkos.array) to get a copy, or pass an array that fits",
+                 where, type_name(obj), why, kp_trait_name(KP_TRAIT_UNMANAGED));
     goto done;
   }
   out = copy_to_allocation(st, w, same_dtype ? (PyObject *)w : obj, &want, traits, dynamic, label, where);
@@ -403,8 +403,8 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
   if (unmanaged_asked) {
     PyErr_Format(PyExc_ValueError,
                  "%s: an Unmanaged View wraps existing memory; pass the array "
-                 "(kokkos.array(ndarray, trait=kokkos.Unmanaged))",
-                 where);
+                 "(kokkos.array(ndarray, trait=kokkos.%s))",
+                 where, kp_trait_name(KP_TRAIT_UNMANAGED));
     return NULL;
   }
   kp_view_spec spec = {0};
@@ -624,8 +624,8 @@ PyObject *kp_py_create_mirror_view_and_copy(PyObject *module, PyObject *const *a
   if (PyObject_TypeCheck(space, st->view_type) && !PyObject_TypeCheck(src, st->view_type)) {
     PyErr_Format(PyExc_TypeError,
                  "%s: the arguments are (space, view), but the first is a View and the second a %.100s: they look "
-                 "swapped; call create_mirror_view_and_copy(kokkos.HostSpace, view)",
-                 sig_create_mirror_view_and_copy.name, type_name(src));
+                 "swapped; call create_mirror_view_and_copy(kokkos.%s, view)",
+                 sig_create_mirror_view_and_copy.name, type_name(src), kp_spaces[KP_SPACE_HOST].name);
     return NULL;
   }
   return mirror_impl(module, &sig_create_mirror_view_and_copy, src, Py_True, space, 1, 1);

@@ -77,13 +77,22 @@ int kp_dtype_from_typestr(const char *typestr);
 
 /* ---- memory spaces, layouts, traits -------------------------------------- */
 
+/* One memory space: a row of bridge.h's KP_SPACE_ROWS, by space number. */
 typedef struct kp_space_info {
-  const char *name;       /* "HostSpace" */
-  const char *aliases[6]; /* "Host", "Cuda", ... */
-  int dlpack_device;      /* DLPack device type */
+  const char *name;       /* the space's name, spelled only in KP_SPACE_ROWS */
+  const char *aliases[6]; /* other names Python accepts; NULL-terminated */
+  int dlpack_device;      /* DLPack device type (0: none) */
+  int backend;            /* KP_BACKEND_* */
+  int kind;               /* KP_MEMORY_*: host-accessible unless KP_MEMORY_DEVICE */
 } kp_space_info;
 
 extern const kp_space_info kp_spaces[KP_SPACE_COUNT];
+/* The columns' names, for Python (_tables()). */
+extern const char *const kp_backend_names[KP_BACKEND_COUNT];
+extern const char *const kp_memory_kind_names[KP_MEMORY_KIND_COUNT];
+/* The backend (KP_BACKEND_*) of the spaces with this DLPack device type, or
+ * -1 if no space has it (no error set). */
+int kp_dlpack_device_backend(int32_t device_type);
 
 /* Layouts, one row each (numbers checked against the public header in capi.c;
  * names in kp_layout_names, space.c). */
@@ -117,6 +126,11 @@ typedef struct kp_trait_info {
   unsigned flag;
 } kp_trait_info;
 extern const kp_trait_info kp_traits[KP_TRAIT_COUNT];
+/* The name of the trait with this flag ("?" for none). */
+const char *kp_trait_name(unsigned flag);
+/* Writes every trait's name, each after prefix, joined by ", " into out
+ * (size bytes): "kokkos.Managed, kokkos.Unmanaged, ...". */
+void kp_trait_list(const char *prefix, char *out, size_t size);
 /* Writes the names of traits' flags joined by "|" ("Managed" for none) into
  * out (size bytes). */
 void kp_trait_names(unsigned traits, char *out, size_t size);
@@ -281,8 +295,9 @@ typedef struct kp_state {
    * name bytes) holding them, and a table of borrowed pointers indexed by
    * the combination, allocated on first use. */
   PyObject *view_classes;
-  kp_slots view_class_table; /* borrowed, indexed by combination */
-  PyObject *module;          /* borrowed: the module owning this state */
+  kp_slots view_class_table;     /* borrowed, indexed by combination */
+  PyType_Slot *view_class_slots; /* the classes' slots (view.c's kp_view_class_slots) */
+  PyObject *module;              /* borrowed: the module owning this state */
 } kp_state;
 
 /* Interns the keyword names into st; -1 with an exception. */
@@ -466,8 +481,10 @@ int kp_view_class_is_combination(kp_state *st, PyTypeObject *type);
 /* Moves v to the class of its current fields after a caller changed its
  * layout or traits; Views of other classes keep theirs. -1 with an exception. */
 int kp_view_retype(struct kp_view *v);
-/* Makes / frees the sparse table of classes (module exec / clear); -1 with MemoryError. */
-int kp_view_classes_init(kp_state *st);
+/* Makes / frees the sparse table of classes (module exec / clear), whose
+ * classes get slots (kp_view_class_slots: the module passes view.c's table
+ * down, so view_class.c refers to nothing above it); -1 with MemoryError. */
+int kp_view_classes_init(kp_state *st, PyType_Slot *slots);
 void kp_view_classes_free(kp_state *st);
 /* _view_class(dynamic, dtype, space, layout, traits, rank): the class (new reference). */
 PyObject *kp_py_view_class(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
@@ -498,6 +515,9 @@ PyObject *kp_view_new(PyTypeObject *type, PyObject *args, PyObject *kwds);
 int kp_view_traverse(kp_view *v, visitproc visit, void *arg);
 int kp_view_clear(kp_view *v);
 void kp_view_dealloc(kp_view *v);
+/* The per-combination classes' slots: View's lifetime functions, everything
+ * else inherited (handed to view_class.c by module.c). */
+extern PyType_Slot kp_view_class_slots[];
 /* 1 for a DynRankView (or a subclass of it). */
 int kp_view_is_dynamic(const kp_view *v);
 

@@ -71,6 +71,9 @@ static int set_stolen(PyObject *dict, const char *key, PyObject *value) {
  *   dtypes         (name, aliases, itemsize, format, typestr) per dtype
  *   space_names    memory-space names, by number
  *   space_aliases  (alias, space number) pairs
+ *   space_rows     (backend, memory kind) per space, by number: "cuda",
+ *                  "hip", ...; "host", "device" (device-only), "managed",
+ *                  "pinned"
  *   layout_names   layout names, by number
  *   exec_names     execution-space (backend) names, by number
  *   traits         (name, flag) per memory trait, Managed (0) first
@@ -112,6 +115,19 @@ static PyObject *space_aliases(void) {
   return pairs;
 }
 
+static PyObject *space_rows(void) {
+  PyObject *rows = PyTuple_New(KP_SPACE_COUNT);
+  for (int i = 0; rows && i < KP_SPACE_COUNT; ++i) {
+    PyObject *row =
+        Py_BuildValue("(ss)", kp_backend_names[kp_spaces[i].backend], kp_memory_kind_names[kp_spaces[i].kind]);
+    if (!row)
+      Py_CLEAR(rows);
+    else
+      PyTuple_SET_ITEM(rows, i, row);
+  }
+  return rows;
+}
+
 static PyObject *trait_rows(void) {
   PyObject *rows = PyTuple_New(KP_TRAIT_COUNT);
   for (int i = 0; rows && i < KP_TRAIT_COUNT; ++i) {
@@ -128,7 +144,7 @@ static PyObject *kp_py_tables(PyObject *module, PyObject *unused) {
   PyObject *d = PyDict_New();
   if (!d) return NULL;
   if (set_stolen(d, "dtypes", dtype_rows()) < 0 || set_stolen(d, "space_names", space_names()) < 0 ||
-      set_stolen(d, "space_aliases", space_aliases()) < 0 ||
+      set_stolen(d, "space_aliases", space_aliases()) < 0 || set_stolen(d, "space_rows", space_rows()) < 0 ||
       set_stolen(d, "layout_names", name_list(kp_layout_names, KP_LAYOUT_COUNT)) < 0 ||
       set_stolen(d, "exec_names", name_list(kp_exec_names, KP_EXEC_COUNT)) < 0 ||
       set_stolen(d, "traits", trait_rows()) < 0 ||
@@ -233,7 +249,7 @@ static int kp_module_exec(PyObject *module) {
   if (!st->allocation_type) return -1;
   st->module = module;
   st->view_classes = PyList_New(0);
-  if (!st->view_classes || kp_view_classes_init(st) < 0 || kp_array_init(st) < 0) return -1;
+  if (!st->view_classes || kp_view_classes_init(st, kp_view_class_slots) < 0 || kp_array_init(st) < 0) return -1;
   st->view_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_view_type_spec, NULL);
   if (!st->view_type) return -1;
   st->dyn_rank_view_type =

@@ -63,6 +63,11 @@ dtype = _DTypeBase("dtype", _dtype_members, module="kokkos")
 dtype.__doc__ = "View element types (kokkos.float64 is also kokkos.double, ...)."
 
 _SPACE_NAMES = tuple(_TABLES["space_names"])
+# (name, backend, memory kind) per space: backend "host", "cuda", "hip", ...;
+# memory kind "host", "device" (device-only), "managed" or "pinned".
+_SPACE_ROWS = tuple((name, *row) for name, row in zip(_SPACE_NAMES, _TABLES["space_rows"], strict=True))
+# The host's own memory space: the first row of kind "host".
+_HOST_SPACE = next(i for i, (_, _, kind) in enumerate(_SPACE_ROWS) if kind == "host")
 _LAYOUT_NAMES = tuple(_TABLES["layout_names"])
 _EXEC_NAMES = tuple(_TABLES["exec_names"])
 _TRAIT_NAMES = tuple(name for name, _flag in _TABLES["traits"])
@@ -94,7 +99,7 @@ class _TraitBase(IntFlag):
         # Names on every Python (3.11 prints IntFlags as their int):
         # memory_trait.Managed, memory_trait.RandomAccess|Atomic.
         if self.value == 0:
-            return "memory_trait.Managed"
+            return f"memory_trait.{_TABLES['traits'][0][0]}"
         names = [m.name for m in type(self) if m.value and (self.value & m.value) == m.value]
         rest = self.value & ~sum(m.value for m in type(self))
         if rest:

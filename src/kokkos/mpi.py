@@ -32,11 +32,10 @@ import functools
 import os
 
 from . import _core
+from ._types import _HOST_SPACE, _SPACE_ROWS
 from .utility import get_memory_space_available
 
 __all__ = ["buffer", "cuda_aware", "staged"]
-
-_DEVICE_ONLY = ("CudaSpace", "HIPSpace", "SYCLDeviceUSMSpace", "OpenMPTargetSpace")
 
 
 def _mpi_library():
@@ -88,10 +87,11 @@ def cuda_aware():
     return _gpu_aware("cuda")
 
 
-def _space_name(view):
+def _space_row(view):
+    """(name, backend, memory kind) of view's memory space."""
     if not isinstance(view, _core.View):
         raise TypeError(f"kokkos.mpi: expected a kokkos.View, got {type(view).__name__}")
-    return str(view.space).rsplit(".", 1)[-1]
+    return _SPACE_ROWS[int(view.space)]
 
 
 def buffer(view):
@@ -100,10 +100,10 @@ def buffer(view):
     Views only with a CUDA- / ROCm-aware MPI. Otherwise BufferError: use
     ``kokkos.mpi.staged(view)`` (an explicit host copy) or a GPU-aware MPI, or
     exchange device Views with NCCL (docs/processes.md)."""
-    space = _space_name(view)
-    if view.host_accessible or space not in _DEVICE_ONLY:
+    space, backend, memory = _space_row(view)
+    if view.host_accessible or memory != "device":
         return view
-    kind = "rocm" if space == "HIPSpace" else "cuda"
+    kind = "rocm" if backend == "hip" else "cuda"
     if _gpu_aware(kind):
         return view
     raise BufferError(
@@ -120,12 +120,15 @@ def staged(view, *, copy_in=True, copy_out=True):
     the backend has it, else HostSpace; a host-accessible View is its own
     mirror. The mirror holds view's data on entry (copy_in) and is copied back
     into view on exit (copy_out, skipped if the body raised)."""
-    space = _space_name(view)
+    _, backend, _ = _space_row(view)
     if view.host_accessible:
         yield view
         return
-    pinned = "HIPHostPinnedSpace" if space == "HIPSpace" else "CudaHostPinnedSpace"
-    mirror_space = pinned if get_memory_space_available(pinned) else "HostSpace"
+    pinned = [name for name, b, kind in _SPACE_ROWS if b == backend and kind == "pinned"]
+    if pinned and get_memory_space_available(pinned[0]):
+        mirror_space = pinned[0]
+    else:
+        mirror_space = _SPACE_ROWS[_HOST_SPACE][0]
     host = view.create_mirror(copy=copy_in, space=mirror_space)
     yield host
     if copy_out:

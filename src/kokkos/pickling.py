@@ -30,7 +30,7 @@ import contextlib
 import contextvars
 
 from . import _core
-from ._types import _BUILD, _DTYPE_NAMES, _LAYOUT_NAMES, _SPACE_NAMES
+from ._types import _BUILD, _DTYPE_NAMES, _HOST_SPACE, _LAYOUT_NAMES, _SPACE_NAMES
 
 __all__ = ["restore_space"]
 
@@ -38,7 +38,7 @@ __all__ = ["restore_space"]
 # version can still read what this one wrote.
 _FORM = 1
 _UNMANAGED = 1
-_HOST = _SPACE_NAMES.index("HostSpace")
+_HOST = _HOST_SPACE
 
 _restore_space = contextvars.ContextVar("kokkos_pickling_restore_space", default=None)
 
@@ -153,7 +153,7 @@ def _target_space(space_name, label):
     if not _BUILD["space_available"][space]:
         raise RuntimeError(
             f"cannot unpickle View '{label}': it was pickled from {space_name}, which this Kokkos does "
-            "not have; unpickle it inside `with kokkos.pickling.restore_space(kokkos.HostSpace):`"
+            f"not have; unpickle it inside `with kokkos.pickling.restore_space(kokkos.{_SPACE_NAMES[_HOST]}):`"
         )
     return space
 

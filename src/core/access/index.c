@@ -60,16 +60,18 @@ static int normalize(kp_view *v, int dim, PyObject *item, Py_ssize_t *out) {
   return 0;
 }
 
-/* The indices of key, one per item: a tuple's items, a list of ints (as a
- * tuple in *seq, a new reference for the caller to drop), or key itself
- * (in *one). -1 with IndexError for any other list. */
-static int key_items(kp_view *v, PyObject *key, PyObject **one, PyObject **seq, PyObject *const **items,
-                     Py_ssize_t *nitems) {
+/* The indices of key as an array: a tuple's items, a list's (kept alive in
+ * *seq, a new reference the caller releases), or key alone (in buf); -1 with
+ * IndexError for a list that is not one int per dimension. */
+static int index_items(const kp_view *v, PyObject *key, PyObject **buf, PyObject *const **items, Py_ssize_t *nitems,
+                       PyObject **seq) {
   *seq = NULL;
   if (PyTuple_Check(key)) {
     *items = &PyTuple_GET_ITEM(key, 0);
     *nitems = PyTuple_GET_SIZE(key);
-  } else if (PyList_Check(key)) {
+    return 0;
+  }
+  if (PyList_Check(key)) {
     /* A list of ints, one per dimension, is an element index (the original
      * package's convention); anything else would be fancy indexing. */
     Py_ssize_t n = PyList_GET_SIZE(key);
@@ -81,20 +83,26 @@ static int key_items(kp_view *v, PyObject *key, PyObject **one, PyObject **seq, 
                    "dimension; fancy indexing is not supported: use numpy.asarray(view)[...])");
       return -1;
     }
-    if (!(*seq = PyList_AsTuple(key))) return -1;
+    *seq = PyList_AsTuple(key);
+    if (!*seq) return -1;
     *items = &PyTuple_GET_ITEM(*seq, 0);
     *nitems = n;
-  } else {
-    *one = key;
-    *items = one;
-    *nitems = 1;
+    return 0;
   }
+  buf[0] = key;
+  *items = buf;
+  *nitems = 1;
   return 0;
 }
 
-/* Applies the indices items[0..nitems) to v: res gets the subview's (or
- * element's) offset, shape and strides. -1 with IndexError. */
-static int apply_items(kp_view *v, PyObject *const *items, Py_ssize_t nitems, kp_index_result *res) {
+/* Applies the index key to v. */
+static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
+  PyObject *items_buf[1];
+  PyObject *const *items;
+  Py_ssize_t nitems;
+  PyObject *seq;
+  if (index_items(v, key, items_buf, &items, &nitems, &seq) < 0) return -1;
+
   /* Count the indices that consume a dimension. */
   Py_ssize_t consuming = 0, ellipses = 0;
   for (Py_ssize_t k = 0; k < nitems; ++k) {
@@ -104,14 +112,15 @@ static int apply_items(kp_view *v, PyObject *const *items, Py_ssize_t nitems, kp
     else if (it != Py_None)
       ++consuming;
   }
+  int rc = -1;
   if (ellipses > 1) {
     PyErr_SetString(PyExc_IndexError, "an index can only have a single ellipsis ('...')");
-    return -1;
+    goto done;
   }
   if (consuming > v->rank) {
     PyErr_Format(PyExc_IndexError, "too many indices for View: View is %d-dimensional, but %zd were indexed", v->rank,
                  consuming);
-    return -1;
+    goto done;
   }
   int dim = 0, out = 0, saw_slice = 0;
   res->offset = 0;
@@ -133,7 +142,7 @@ static int apply_items(kp_view *v, PyObject *const *items, Py_ssize_t nitems, kp
       saw_slice = 1;
     } else if (PySlice_Check(it)) {
       Py_ssize_t start, stop, step;
-      if (PySlice_Unpack(it, &start, &stop, &step) < 0) return -1;
+      if (PySlice_Unpack(it, &start, &stop, &step) < 0) goto done;
       Py_ssize_t len = PySlice_AdjustIndices(v->shape[dim], &start, &stop, step);
       if (out >= KP_MAX_RANK) goto too_many;
       res->shape[out] = len;
@@ -145,7 +154,7 @@ static int apply_items(kp_view *v, PyObject *const *items, Py_ssize_t nitems, kp
       saw_slice = 1;
     } else if (is_integer_index(it)) {
       Py_ssize_t i;
-      if (normalize(v, dim, it, &i) < 0) return -1;
+      if (normalize(v, dim, it, &i) < 0) goto done;
       res->offset += i * v->strides[dim];
       ++dim;
     } else {
@@ -153,7 +162,7 @@ static int apply_items(kp_view *v, PyObject *const *items, Py_ssize_t nitems, kp
                    "View indices must be ints, slices, Ellipsis or None, not %.100s (fancy and boolean indexing "
                    "are not supported: use numpy.asarray(view)[...])",
                    Py_TYPE(it)->tp_name);
-      return -1;
+      goto done;
     }
   }
   /* Dimensions not indexed are taken whole. */
@@ -165,19 +174,11 @@ static int apply_items(kp_view *v, PyObject *const *items, Py_ssize_t nitems, kp
   }
   res->rank = out;
   res->is_element = !saw_slice && out == 0;
-  return 0;
+  rc = 0;
+  goto done;
 too_many:
   PyErr_Format(PyExc_IndexError, "the result would have more than %d dimensions", KP_MAX_RANK);
-  return -1;
-}
-
-/* Applies the index key to v. */
-static int apply_index(kp_view *v, PyObject *key, kp_index_result *res) {
-  PyObject *one, *seq;
-  PyObject *const *items;
-  Py_ssize_t nitems;
-  if (key_items(v, key, &one, &seq, &items, &nitems) < 0) return -1;
-  int rc = apply_items(v, items, nitems, res);
+done:
   Py_XDECREF(seq);
   return rc;
 }

@@ -132,15 +132,31 @@ int kp_args_bool(PyObject *obj, const char *where, const char *name, int dflt) {
 
 /* ---- enumeration families ------------------------------------------------------------ */
 
-static const char *const family_wanted[KP_FAMILY_COUNT] = {
-    [KP_FAMILY_DTYPE] = "a kokkos dtype (kokkos.float64, kokkos.int32, ...), a NumPy dtype or a dtype name",
-    [KP_FAMILY_SPACE] = "a kokkos memory space (kokkos.HostSpace, kokkos.CudaSpace, ...) or its name",
-    [KP_FAMILY_LAYOUT] = "a kokkos layout (kokkos.LayoutRight, kokkos.LayoutLeft, kokkos.LayoutStride) or its name",
-    [KP_FAMILY_TRAIT] =
-        "a kokkos memory trait (kokkos.Managed, kokkos.Unmanaged, kokkos.RandomAccess, "
-        "kokkos.Atomic, kokkos.Restrict, kokkos.Aligned, or several combined with |)",
-    [KP_FAMILY_DEVICE] = "a kokkos execution space (kokkos.device.Serial, ...)",
-};
+/* What an argument of a family must be, for messages: "a kokkos memory
+ * trait (kokkos.Managed, ...)"; the names come from the tables. */
+static void family_wanted(int family, char *out, size_t size) {
+  char traits[256];
+  switch (family) {
+    case KP_FAMILY_SPACE:
+      snprintf(out, size, "a kokkos memory space (kokkos.%s, kokkos.%s, ...) or its name",
+               kp_spaces[KP_SPACE_HOST].name, kp_spaces[KP_SPACE_CUDA].name);
+      return;
+    case KP_FAMILY_LAYOUT:
+      snprintf(out, size, "a kokkos layout (kokkos.%s, kokkos.%s, kokkos.%s) or its name", kp_layout_names[0],
+               kp_layout_names[1], kp_layout_names[2]);
+      return;
+    case KP_FAMILY_TRAIT:
+      kp_trait_list("kokkos.", traits, sizeof traits);
+      snprintf(out, size, "a kokkos memory trait (%s, or several combined with |)", traits);
+      return;
+    case KP_FAMILY_DEVICE:
+      snprintf(out, size, "a kokkos execution space (kokkos.device.%s, ...)", kp_exec_names[KP_EXEC_SERIAL]);
+      return;
+    default:
+      snprintf(out, size, "a kokkos dtype (kokkos.float64, kokkos.int32, ...), a NumPy dtype or a dtype name");
+      return;
+  }
+}
 
 static const char *const family_prefix[KP_FAMILY_COUNT] = {
     [KP_FAMILY_DTYPE] = "kokkos.", [KP_FAMILY_SPACE] = "kokkos.",         [KP_FAMILY_LAYOUT] = "kokkos.",
@@ -165,8 +181,9 @@ static int wrong_family(int want, int got, PyObject *obj, const char *where, con
     member = PyObject_Str(obj);
     if (!member) return -1;
   }
-  PyErr_Format(PyExc_TypeError, "%s: %s must be %s, got %s%U", where, name, family_wanted[want], family_prefix[got],
-               member);
+  char wanted[320];
+  family_wanted(want, wanted, sizeof wanted);
+  PyErr_Format(PyExc_TypeError, "%s: %s must be %s, got %s%U", where, name, wanted, family_prefix[got], member);
   Py_DECREF(member);
   return -1;
 }
@@ -193,8 +210,8 @@ int kp_arg_space(kp_state *st, PyObject *obj, const char *where) {
       if (name)
         PyErr_Format(PyExc_ValueError,
                      "%s: memory space %U is a name only in this package: no View can live there; use "
-                     "kokkos.HIPSpace or kokkos.HIPHostPinnedSpace",
-                     where, name);
+                     "kokkos.%s or kokkos.%s",
+                     where, name, kp_spaces[KP_SPACE_HIP].name, kp_spaces[KP_SPACE_HIP_HOST_PINNED].name);
       Py_XDECREF(name);
       return -1;
     }

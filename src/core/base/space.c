@@ -6,18 +6,34 @@
 
 #include <string.h>
 
-const kp_space_info kp_spaces[KP_SPACE_COUNT] = {
-    [KP_SPACE_HOST] = {"HostSpace", {"Host", "Serial", "OpenMP", "Threads", "HPX", NULL}, 1},
-    [KP_SPACE_CUDA] = {"CudaSpace", {"Cuda", NULL}, 2},
-    [KP_SPACE_CUDA_UVM] = {"CudaUVMSpace", {"SharedSpace", NULL}, 13},
-    [KP_SPACE_CUDA_HOST_PINNED] = {"CudaHostPinnedSpace", {"SharedHostPinnedSpace", NULL}, 3},
-    [KP_SPACE_HBW] = {"HBWSpace", {NULL}, 1},
-    [KP_SPACE_HIP] = {"HIPSpace", {"HIP", NULL}, 10},
-    [KP_SPACE_HIP_HOST_PINNED] = {"HIPHostPinnedSpace", {NULL}, 11},
-    [KP_SPACE_OPENMP_TARGET] = {"OpenMPTargetSpace", {"OpenMPTarget", NULL}, 0},
-    [KP_SPACE_SYCL_SHARED_USM] = {"SYCLSharedUSMSpace", {"SYCL", NULL}, 14},
-    [KP_SPACE_SYCL_DEVICE_USM] = {"SYCLDeviceUSMSpace", {NULL}, 14},
+/* Built from bridge.h's KP_SPACE_ROWS: a new space is a row there. */
+#define KP_SPACE_LIST(...) __VA_ARGS__
+#define KP_SPACE_INFO_ROW(id, name, aliases, dlpack, backend, kind) \
+  [KP_SPACE_##id] = {name, {KP_SPACE_LIST aliases NULL}, dlpack, KP_BACKEND_##backend, KP_MEMORY_##kind},
+const kp_space_info kp_spaces[KP_SPACE_COUNT] = {KP_SPACE_ROWS(KP_SPACE_INFO_ROW)};
+#undef KP_SPACE_INFO_ROW
+#undef KP_SPACE_LIST
+
+const char *const kp_backend_names[KP_BACKEND_COUNT] = {
+    [KP_BACKEND_HOST] = "host",
+    [KP_BACKEND_CUDA] = "cuda",
+    [KP_BACKEND_HIP] = "hip",
+    [KP_BACKEND_SYCL] = "sycl",
+    [KP_BACKEND_OPENMP_TARGET] = "openmp_target",
 };
+const char *const kp_memory_kind_names[KP_MEMORY_KIND_COUNT] = {
+    [KP_MEMORY_HOST] = "host",
+    [KP_MEMORY_DEVICE] = "device",
+    [KP_MEMORY_MANAGED] = "managed",
+    [KP_MEMORY_PINNED] = "pinned",
+};
+
+int kp_dlpack_device_backend(int32_t device_type) {
+  if (device_type <= 0) return -1;
+  for (int i = 0; i < KP_SPACE_COUNT; ++i)
+    if (kp_spaces[i].dlpack_device == device_type) return kp_spaces[i].backend;
+  return -1;
+}
 
 const char *const kp_layout_names[KP_LAYOUT_COUNT] = {"LayoutRight", "LayoutLeft", "LayoutStride"};
 
@@ -25,6 +41,19 @@ const kp_trait_info kp_traits[KP_TRAIT_COUNT] = {
     {"Managed", KP_TRAIT_MANAGED}, {"Unmanaged", KP_TRAIT_UNMANAGED}, {"RandomAccess", KP_TRAIT_RANDOM_ACCESS},
     {"Atomic", KP_TRAIT_ATOMIC},   {"Restrict", KP_TRAIT_RESTRICT},   {"Aligned", KP_TRAIT_ALIGNED},
 };
+
+const char *kp_trait_name(unsigned flag) {
+  for (int i = 0; i < KP_TRAIT_COUNT; ++i)
+    if (kp_traits[i].flag == flag) return kp_traits[i].name;
+  return "?";
+}
+
+void kp_trait_list(const char *prefix, char *out, size_t size) {
+  size_t n = 0;
+  out[0] = '\0';
+  for (int i = 0; i < KP_TRAIT_COUNT && n < size; ++i)
+    n += (size_t)snprintf(out + n, size - n, "%s%s%s", i ? ", " : "", prefix, kp_traits[i].name);
+}
 
 void kp_trait_names(unsigned traits, char *out, size_t size) {
   size_t n = 0;
@@ -64,11 +93,12 @@ int kp_space_from_object(PyObject *obj, const char *where) {
       for (int a = 0; a < 6 && kp_spaces[i].aliases[a]; ++a)
         if (strcmp(s, kp_spaces[i].aliases[a]) == 0) return i;
     }
-    PyErr_Format(PyExc_ValueError, "%s: unknown memory space %R (use kokkos.HostSpace, 'HostSpace', ...)", where, obj);
+    PyErr_Format(PyExc_ValueError, "%s: unknown memory space %R (use kokkos.%s, '%s', ...)", where, obj,
+                 kp_spaces[KP_SPACE_HOST].name, kp_spaces[KP_SPACE_HOST].name);
     return -1;
   }
-  PyErr_Format(PyExc_TypeError, "%s: space must be a kokkos memory space (kokkos.HostSpace, ...), got %.100s", where,
-               Py_TYPE(obj)->tp_name);
+  PyErr_Format(PyExc_TypeError, "%s: space must be a kokkos memory space (kokkos.%s, ...), got %.100s", where,
+               kp_spaces[KP_SPACE_HOST].name, Py_TYPE(obj)->tp_name);
   return -1;
 }
 
@@ -121,12 +151,11 @@ int kp_trait_from_object(PyObject *obj, const char *where) {
     if (!s) return -1;
     for (int i = 0; i < KP_TRAIT_COUNT; ++i)
       if (strcmp(s, kp_traits[i].name) == 0) return (int)kp_traits[i].flag;
-    PyErr_Format(PyExc_ValueError,
-                 "%s: unknown memory trait %R (use kokkos.Managed, kokkos.Unmanaged, kokkos.RandomAccess, ...)", where,
-                 obj);
+    PyErr_Format(PyExc_ValueError, "%s: unknown memory trait %R (use kokkos.%s, kokkos.%s, kokkos.%s, ...)", where, obj,
+                 kp_traits[0].name, kp_traits[1].name, kp_traits[2].name);
     return -1;
   }
-  PyErr_Format(PyExc_TypeError, "%s: trait must be a kokkos memory trait (kokkos.Managed, ...), got %.100s", where,
-               Py_TYPE(obj)->tp_name);
+  PyErr_Format(PyExc_TypeError, "%s: trait must be a kokkos memory trait (kokkos.%s, ...), got %.100s", where,
+               kp_traits[0].name, Py_TYPE(obj)->tp_name);
   return -1;
 }

@@ -35,9 +35,9 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure) {
   if (!kp_dl_is_cuda_device(kp_spaces[v->space].dlpack_device)) {
     PyErr_Format(PyExc_AttributeError,
                  "View '%U' lives in %s: __cuda_array_interface__ is offered by Views in CUDA memory spaces only "
-                 "(CudaSpace, CudaUVMSpace, CudaHostPinnedSpace); use __dlpack__, __array_interface__ or the buffer "
-                 "protocol",
-                 v->label, kp_spaces[v->space].name);
+                 "(%s, %s, %s); use __dlpack__, __array_interface__ or the buffer protocol",
+                 v->label, kp_spaces[v->space].name, kp_spaces[KP_SPACE_CUDA].name, kp_spaces[KP_SPACE_CUDA_UVM].name,
+                 kp_spaces[KP_SPACE_CUDA_HOST_PINNED].name);
     return NULL;
   }
   if (kp_view_check_released(v)) return NULL;
@@ -110,9 +110,9 @@ kp_view *kp_view_from_cai_interface(kp_state *st, PyObject *obj, const kp_interf
   /* Which CUDA memory this is: the runtime knows (device, managed, pinned). */
   if (!kp_bridge_space_available(KP_SPACE_CUDA)) {
     PyErr_Format(PyExc_BufferError,
-                 "%s: %.100s holds CUDA memory, but this Kokkos has no CUDA backend (CudaSpace is not "
+                 "%s: %.100s holds CUDA memory, but this Kokkos has no CUDA backend (%s is not "
                  "enabled); copy the array to the host first (e.g. numpy.asarray(cupy_array.get()))",
-                 where, Py_TYPE(obj)->tp_name);
+                 where, Py_TYPE(obj)->tp_name, kp_spaces[KP_SPACE_CUDA].name);
     return NULL;
   }
   int space = KP_SPACE_CUDA, device = kp_bridge_device_id(KP_SPACE_CUDA);

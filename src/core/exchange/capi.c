@@ -37,7 +37,7 @@
 #define SAME(a, b) ((int)(a) == (int)(b))
 #define CHECK_DTYPE(id) \
   _Static_assert(SAME(KOKKOS_PYTHON_##id, KP_DTYPE_##id), "KOKKOS_PYTHON_" #id " != KP_DTYPE_" #id);
-#define CHECK_SPACE(id) \
+#define CHECK_SPACE(id, name, aliases, dlpack, backend, kind) \
   _Static_assert(SAME(KOKKOS_PYTHON_##id##_SPACE, KP_SPACE_##id), "KOKKOS_PYTHON_" #id "_SPACE != KP_SPACE_" #id);
 #define CHECK_LAYOUT(id) \
   _Static_assert(SAME(KOKKOS_PYTHON_LAYOUT_##id, KP_LAYOUT_##id), "KOKKOS_PYTHON_LAYOUT_" #id " != KP_LAYOUT_" #id);

@@ -244,8 +244,8 @@ static int parse_dl_device(kp_view *v, PyObject *dl_device, int copy, const char
   if (own_type <= 0) {
     PyErr_Format(PyExc_BufferError,
                  "%s: View '%U' lives in %s, which has no DLPack device type; copy it into a View "
-                 "in HostSpace first",
-                 where, v->label, kp_spaces[v->space].name);
+                 "in %s first",
+                 where, v->label, kp_spaces[v->space].name, kp_spaces[KP_SPACE_HOST].name);
     return -1;
   }
   rq->dev_type = own_type;
@@ -436,6 +436,39 @@ void kp_dl_raise_dtype(const char *where, kp_dl_data_type dt) {
                  where, (unsigned)dt.code, (unsigned)dt.bits, (unsigned)dt.lanes, kp_dtype_supported());
 }
 
+/* The memory space of a tensor's device: one this Kokkos has, on Kokkos'
+ * device; -1 with BufferError otherwise. */
+static int dl_tensor_space(const kp_dl_tensor *t, const char *where) {
+  int32_t dev = t->device.device_type;
+  int space = kp_space_from_dlpack_device(dev);
+  if (space < 0) {
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the tensor lives on DLPack device type %d (%s), which no Kokkos memory space "
+                 "describes; copy it to the CPU first",
+                 where, (int)dev, device_name(dev));
+    return -1;
+  }
+  if (!kp_bridge_space_available(space)) {
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the tensor lives on %s device %d, but this Kokkos has no %s; copy it to the host "
+                 "first (kokkos.from_dlpack(x, device=kokkos.%s) asks the producer for a host copy)",
+                 where, device_name(dev), (int)t->device.device_id, kp_spaces[space].name,
+                 kp_spaces[KP_SPACE_HOST].name);
+    return -1;
+  }
+  if (dev != KP_DL_CPU && !kp_bridge_space_host_accessible(space)) {
+    int kid = kp_bridge_device_id(space);
+    if (t->device.device_id != kid) {
+      PyErr_Format(PyExc_BufferError,
+                   "%s: the tensor lives on %s device %d, but Kokkos runs on device %d; move it to "
+                   "device %d first (or initialize Kokkos with device_id=%d)",
+                   where, device_name(dev), (int)t->device.device_id, kid, kid, (int)t->device.device_id);
+      return -1;
+    }
+  }
+  return space;
+}
+
 kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyObject *label, const char *where) {
   kp_dl_tensor *t;
   uint64_t flags = 0;
@@ -469,32 +502,8 @@ kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyO
                  KP_MAX_RANK);
     goto fail;
   }
-  int32_t dev = t->device.device_type;
-  int space = kp_space_from_dlpack_device(dev);
-  if (space < 0) {
-    PyErr_Format(PyExc_BufferError,
-                 "%s: the tensor lives on DLPack device type %d (%s), which no Kokkos memory space "
-                 "describes; copy it to the CPU first",
-                 where, (int)dev, device_name(dev));
-    goto fail;
-  }
-  if (!kp_bridge_space_available(space)) {
-    PyErr_Format(PyExc_BufferError,
-                 "%s: the tensor lives on %s device %d, but this Kokkos has no %s; copy it to the host "
-                 "first (kokkos.from_dlpack(x, device=kokkos.HostSpace) asks the producer for a host copy)",
-                 where, device_name(dev), (int)t->device.device_id, kp_spaces[space].name);
-    goto fail;
-  }
-  if (dev != KP_DL_CPU && !kp_bridge_space_host_accessible(space)) {
-    int kid = kp_bridge_device_id(space);
-    if (t->device.device_id != kid) {
-      PyErr_Format(PyExc_BufferError,
-                   "%s: the tensor lives on %s device %d, but Kokkos runs on device %d; move it to "
-                   "device %d first (or initialize Kokkos with device_id=%d)",
-                   where, device_name(dev), (int)t->device.device_id, kid, kid, (int)t->device.device_id);
-      goto fail;
-    }
-  }
+  int space = dl_tensor_space(t, where);
+  if (space < 0) goto fail;
   int rank = (int)t->ndim;
   Py_ssize_t shape[KP_MAX_RANK], strides[KP_MAX_RANK];
   for (int r = 0; r < rank; ++r) {

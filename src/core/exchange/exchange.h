@@ -17,12 +17,11 @@
 #include "core.h"
 #include "dlpack.h"
 
-/* Whether a DLPack device type is one of CUDA's (device, pinned host,
- * managed) or ROCm's (device, pinned host). */
-static inline int kp_dl_is_cuda_device(int32_t t) {
-  return t == KP_DL_CUDA || t == KP_DL_CUDA_HOST || t == KP_DL_CUDA_MANAGED;
-}
-static inline int kp_dl_is_rocm_device(int32_t t) { return t == KP_DL_ROCM || t == KP_DL_ROCM_HOST; }
+/* Whether a DLPack device type is one of a CUDA space's (device, pinned
+ * host, managed) or a HIP space's (ROCm device, pinned host): read from the
+ * memory-space rows. */
+static inline int kp_dl_is_cuda_device(int32_t t) { return kp_dlpack_device_backend(t) == KP_BACKEND_CUDA; }
+static inline int kp_dl_is_rocm_device(int32_t t) { return kp_dlpack_device_backend(t) == KP_BACKEND_HIP; }
 
 /* ---- interface dicts (interface.c) -------------------------------------------- */
 

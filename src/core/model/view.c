@@ -249,9 +249,10 @@ int kp_view_require_device_reach(const kp_view *v, PyObject *exc, const char *wh
   PyErr_Format(exc,
                "%s: View '%U' is a %s View over pageable host memory, which this GPU cannot read (it has no "
                "pageable memory access: no HMM or ATS); pass pinned host memory (cupyx.zeros_pinned, "
-               "kokkos.array(..., space=kokkos.CudaHostPinnedSpace)) or managed memory, or copy it to the device "
-               "(kokkos.array(host_array, space=...) without trait=kokkos.Unmanaged)",
-               what, v->label, kp_spaces[v->space].name);
+               "kokkos.array(..., space=kokkos.%s)) or managed memory, or copy it to the device "
+               "(kokkos.array(host_array, space=...) without trait=kokkos.%s)",
+               what, v->label, kp_spaces[v->space].name, kp_spaces[KP_SPACE_CUDA_HOST_PINNED].name,
+               kp_trait_name(KP_TRAIT_UNMANAGED));
   return -1;
 }
 
@@ -398,9 +399,9 @@ static PyObject *view_vectorcall(PyObject *callable, PyObject *const *args, size
     if (t < 0) return NULL;
     if (t & KP_TRAIT_UNMANAGED) {
       PyErr_Format(PyExc_ValueError,
-                   "%s: an Unmanaged View wraps existing memory; use kokkos.array(ndarray, trait=kokkos.Unmanaged) "
+                   "%s: an Unmanaged View wraps existing memory; use kokkos.array(ndarray, trait=kokkos.%s) "
                    "or kokkos.asarray(obj) instead",
-                   where);
+                   where, kp_trait_name(KP_TRAIT_UNMANAGED));
       return NULL;
     }
     spec.traits = (unsigned)t;

@@ -56,8 +56,6 @@ int kp_view_class_is_combination(kp_state *st, PyTypeObject *type) {
          (type->tp_flags & Py_TPFLAGS_IMMUTABLETYPE) && type->tp_basicsize == (Py_ssize_t)sizeof(kp_view);
 }
 
-extern PyType_Slot kp_view_class_slots[]; /* view.c */
-
 /* New class for the combination, registered in st; NULL with an exception. */
 static PyTypeObject *make_class(kp_state *st, Py_ssize_t slot, int dynamic, int dtype, int space, int layout,
                                 unsigned traits, int rank) {
@@ -73,7 +71,7 @@ static PyTypeObject *make_class(kp_state *st, Py_ssize_t slot, int dynamic, int 
   PyObject *keep = PyBytes_FromString(name);
   if (!keep) return NULL;
   PyType_Spec spec = {PyBytes_AS_STRING(keep), sizeof(kp_view), 0,
-                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE, kp_view_class_slots};
+                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE, st->view_class_slots};
   PyTypeObject *base = dynamic ? st->dyn_rank_view_type : st->view_type;
   PyObject *cls = PyType_FromModuleAndSpec(st->module, &spec, (PyObject *)base);
   if (!cls) {
@@ -114,7 +112,10 @@ int kp_view_retype(kp_view *v) {
   return 0;
 }
 
-int kp_view_classes_init(kp_state *st) { return kp_slots_init(&st->view_class_table, KP_CLASS_SLOTS); }
+int kp_view_classes_init(kp_state *st, PyType_Slot *slots) {
+  st->view_class_slots = slots;
+  return kp_slots_init(&st->view_class_table, KP_CLASS_SLOTS);
+}
 
 void kp_view_classes_free(kp_state *st) { kp_slots_free(&st->view_class_table, NULL); }
 
