@@ -235,9 +235,11 @@ def finalize_waits_for_a_callback_in_another_thread(where):
     view = kokkos.View((8,), label="main")
     finalizing = threading.Thread(target=lambda: outcome.update(finalize=kokkos.finalize()))
     finalizing.start()
-    finalizing.join(0.2)  # a chance to finalize too early (it must not)
-    assert not kokkos.is_finalized(), "finalized while another thread was inside a callback"
-    release.set()
+    try:
+        finalizing.join(0.2)  # a chance to finalize too early (it must not)
+        assert not kokkos.is_finalized(), "finalized while another thread was inside a callback"
+    finally:
+        release.set()
     worker.join()
     finalizing.join()
     assert outcome == {"work": "ok", "finalize": None}, outcome
