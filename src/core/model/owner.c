@@ -221,7 +221,9 @@ static int work_drain(const char **stuck, double *limit) {
 int kp_work_drain_before_finalize(const char *where) {
   const char *stuck;
   double limit;
-  if (work_drain(&stuck, &limit)) return 0;
+  /* At interpreter shutdown, Kokkos' finalize hook leaves the memory of the
+   * work that cannot end to it. */
+  if (work_drain(&stuck, &limit) || !stuck) return 0;
   kp_work_finalizer = 0; /* not finalizing after all: work may go on */
   char seconds[32];      /* PyErr_Format has no %g */
   snprintf(seconds, sizeof seconds, "%g", limit);
@@ -229,7 +231,7 @@ int kp_work_drain_before_finalize(const char *where) {
                "%s: another thread is still inside a kokkos.tools %s callback after %s s of waiting for it "
                "(KOKKOS_PYTHON_FINALIZE_WAIT sets how long), perhaps waiting for this thread; Kokkos is still "
                "initialized: finalize again once that callback has returned",
-               where, stuck ? stuck : "(unknown)", seconds);
+               where, stuck, seconds);
   return -1;
 }
 
@@ -257,8 +259,9 @@ void kp_owner_release_all(void) {
     kp_owner *o = kp_registry;
     registry_remove(o);
     if (keep || o->exports > 0 || o->interface_exported) {
-      /* A consumer still reads this memory: leave it allocated. Kokkos
-       * cannot free it after finalize, so it is never freed: by design. */
+      /* A consumer still reads this memory, or work still running may:
+       * leave it allocated. Kokkos cannot free it after finalize, so it is
+       * never freed: by design. */
       o->released = 1;
 #if defined(__GNUC__)
       if (__lsan_ignore_object && o->data) __lsan_ignore_object(o->data);
