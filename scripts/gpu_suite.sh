@@ -16,10 +16,15 @@
 # the heavy C++ files spread over the shares). Logs go to OUT/*.log, one line
 # per test (so a run cut short still names what failed).
 # WORKERS=N spreads the tests over N pytest-xdist workers, a test file each
-# (`--dist loadfile`), where pytest-xdist is installed. The
+# (`--dist loadfile`), where pytest-xdist is installed; a worker that crashes
+# is restarted at most twice per part (`--max-worker-restart 2`), and the
+# summary names the test each crash happened in. Every test has a time limit
+# (pyproject.toml: pytest-timeout, 300 s, thread method: a hung test ends its
+# worker, which shows as such a crash). The
 # machine's Python needs numpy, pytest, hypothesis, pybind11, nanobind,
 # scikit-build-core, cmake and ninja; CuPy, PyTorch, JAX and mpi4py are used
-# where present. Exits non-zero when the build or a test failed.
+# where present, pytest-timeout if installed. Exits non-zero when the build or
+# a test failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${Kokkos_ROOT:?set Kokkos_ROOT to a Kokkos install built with CUDA}"
@@ -64,13 +69,20 @@ rc=0
 summary=()
 spread=()
 if [ -n "${WORKERS:-}" ] && "$py" -c 'import xdist' 2>/dev/null; then
-  spread=(-n "$WORKERS" --dist loadfile)
+  spread=(-n "$WORKERS" --dist loadfile --max-worker-restart 2)
 fi
+# The tests that crashed an xdist worker (or hung past the time limit), from
+# a log: "worker 'gw3' crashed while running 'tests/test_x.py::test_y'" (the
+# test id in double quotes when it holds a single quote).
+crashes() {
+  grep -oE "worker '[^']+' crashed while running ('[^']+'|\"[^\"]+\")" "$1" | sort -u | sed 's/^/  crashed: /'
+}
 if [[ "$part" != rest* ]]; then
   t0=$(date +%s)
   "$py" -m pytest -v -m cuda -rfE "${spread[@]}" tests >"$out/cuda.log" 2>&1 || rc=1
   grep -E "(FAILED|ERROR) |=+ .*(passed|failed|skipped)" "$out/cuda.log" | tail -n 40
   summary+=("cuda-marked tests ($(($(date +%s) - t0)) s): $(tail -n 1 "$out/cuda.log")")
+  mapfile -t -O "${#summary[@]}" summary < <(crashes "$out/cuda.log")
 fi
 if [ "$part" != cuda ]; then
   t0=$(date +%s)
@@ -78,6 +90,7 @@ if [ "$part" != cuda ]; then
   "$py" -m pytest -v -m "not cuda" -rfE "${spread[@]}" "${targets[@]}" >"$log" 2>&1 || rc=1
   grep -E "(FAILED|ERROR) |=+ .*(passed|failed|skipped)" "$log" | tail -n 60
   summary+=("other tests, $part ($(($(date +%s) - t0)) s): $(tail -n 1 "$log")")
+  mapfile -t -O "${#summary[@]}" summary < <(crashes "$log")
 fi
 if [[ "$part" != rest* ]]; then
   t0=$(date +%s)

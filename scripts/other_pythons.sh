@@ -37,7 +37,7 @@ for v in 3.10 3.12 3.13; do
   [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check -U pip
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "scikit-build-core>=0.10" "cmake>=3.18" ninja \
-    numpy pytest hypothesis pybind11 nanobind
+    numpy pytest pytest-timeout hypothesis pybind11 nanobind
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
     -Cbuild-dir="build/py$v/cmake" -Ccmake.define.KOKKOS_PYTHON_WERROR="${KOKKOS_PYTHON_WERROR:-OFF}" .
   echo "other_pythons: $("$venv/bin/python" --version)"

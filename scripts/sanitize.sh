@@ -62,7 +62,7 @@ if [ ! -x "$venv/bin/python3" ]; then
   "$py" -m venv "$venv"
 fi
 real="$venv/bin/python3"
-deps="scikit-build-core>=0.10 cmake>=3.18 ninja numpy pytest hypothesis pybind11 nanobind"
+deps="scikit-build-core>=0.10 cmake>=3.18 ninja numpy pytest pytest-timeout pytest-xdist hypothesis pybind11 nanobind"
 if [ ! -f "$venv/.deps" ] || [ "$(cat "$venv/.deps")" != "$deps" ]; then
   "$real" -m pip install -q --disable-pip-version-check $deps
   echo "$deps" > "$venv/.deps"

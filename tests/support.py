@@ -107,9 +107,15 @@ def run_module(module, *args, **kw):
     return python("-m", module, *args, **kw)
 
 
+# The time limit of a scenario that takes a few seconds (Kokkos alone, no
+# large library to import): passed as timeout, it only catches a hang
+# (subprocess.TimeoutExpired then fails the test that ran it, by name).
+SCENARIO_LIMIT = 60
+
+
 def run_scenario(script, *args, **kw):
     """Runs tests/scenarios/<script>.py with args (the case and its
-    arguments) in a fresh interpreter."""
+    arguments) in a fresh interpreter; keywords as for python()."""
     path = SCENARIOS / f"{script}.py"
     assert path.exists(), f"no scenario script {path}"
     return python(path, *args, **kw)

@@ -20,7 +20,7 @@ import pytest
 
 import cxx_build
 import kokkos
-from support import failed, run_module, run_python, run_scenario, succeeded
+from support import SCENARIO_LIMIT, failed, run_module, run_python, run_scenario, succeeded
 
 # The original package's "Expected Output" of examples/ex-numpy.py.
 SEED_EXPECTED = """\
@@ -123,6 +123,16 @@ def scenario(case, *args, paths):
 def test_finalize_with_views_alive_on_both_sides(built, mod, finalize):
     res = scenario("both_sides_alive", mod, finalize, paths=[built])
     assert res.stdout.strip().endswith("OK")
+
+
+@pytest.mark.parametrize("event", ["push_region", "begin_deep_copy", "allocate_data"])
+def test_cxx_finalize_inside_a_callback_of_a_python_call(built, event):
+    """Kokkos::finalize from C++ inside a Tools callback of a Python call on
+    the same thread: it ends (it waited for that call forever), the call
+    completes or raises, nothing is freed under it."""
+    succeeded(
+        run_scenario("cxx_finalize", "cxx_finalize_inside_a_callback", event, paths=[built], timeout=SCENARIO_LIMIT)
+    )
 
 
 def test_exit_without_finalize_with_views_alive(built):

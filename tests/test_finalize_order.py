@@ -23,13 +23,18 @@ import itertools
 import pytest
 
 import kokkos
-from support import cuda, load_scenario, run_scenario, succeeded
+from support import SCENARIO_LIMIT, cuda, load_scenario, run_scenario, succeeded
 
 SCENARIO = load_scenario("finalize_orders")
 
+# A hang (finalize waiting for work that never ends, ...) fails the test
+# that hung: each scenario under SCENARIO_LIMIT, each test (up to three
+# scenarios) under four times that.
+pytestmark = pytest.mark.timeout(4 * SCENARIO_LIMIT)
+
 
 def _ok(case, *args):
-    return succeeded(run_scenario("finalize_orders", case, *args), clean=True)
+    return succeeded(run_scenario("finalize_orders", case, *args, timeout=SCENARIO_LIMIT), clean=True)
 
 
 @pytest.mark.parametrize("holder,order", list(itertools.product(SCENARIO.HOLDERS, SCENARIO.ORDERS)))

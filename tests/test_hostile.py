@@ -23,7 +23,11 @@ import numpy as np
 import pytest
 
 import kokkos
-from support import load_scenario, run_scenario, stable_id, succeeded
+from support import SCENARIO_LIMIT, load_scenario, run_scenario, stable_id, succeeded
+
+# A hang (a finalize that waits for itself, ...) fails the test that hung:
+# each scenario under SCENARIO_LIMIT, each test under twice that.
+pytestmark = pytest.mark.timeout(2 * SCENARIO_LIMIT)
 
 # ---- shapes ---------------------------------------------------------------------------------
 
@@ -478,7 +482,7 @@ REENTRY = load_scenario("hostile_reentry")
 
 
 def _ok(case, *args):
-    return succeeded(run_scenario("hostile_reentry", case, *args), "done")
+    return succeeded(run_scenario("hostile_reentry", case, *args, timeout=SCENARIO_LIMIT), "done")
 
 
 def test_index_that_finalizes_during_element_store():

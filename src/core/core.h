@@ -435,24 +435,46 @@ kp_owner *kp_owner_from_deleter(kp_state *st, int space, void *data, void (*dele
  * when o goes, or at Kokkos finalize (which releases o's Views). */
 void kp_owner_hold_registration(kp_owner *o, struct kp_host_registration *registration);
 /* Called from Kokkos' finalize hook: waits for the Kokkos work in flight
- * (below), refusing new work from then on, and releases every registered
- * Allocation. */
+ * and the Tools callbacks of other threads (below), refusing new work from
+ * then on, and releases every registered Allocation. Memory that work still
+ * running may use (this thread's own, or another's that the wait gave up
+ * on) is marked released but left allocated. */
 void kp_owner_release_all(void);
 
 /* Kokkos work in flight: a bridge call (a copy, fill, allocation, fence or
  * Tools call) made with the GIL released, until the GIL is back (and, for an
  * allocation, its owner registered). Kokkos' finalize hook, whoever
  * finalizes (another thread, the exit handler, the application's C++),
- * refuses new work from its start and waits for the work in flight before it
- * releases the registry (kp_owner_release_all) and Kokkos tears its
- * backends down. Both calls with the GIL; kp_work_begin: 0, or -1 with
- * RuntimeError while finalize runs (after it, the bridge call says Kokkos
- * has been finalized). */
+ * refuses new work from its start and waits for other threads' work in
+ * flight and Tools callbacks before it releases the registry
+ * (kp_owner_release_all) and Kokkos tears its backends down. Both calls with
+ * the GIL; kp_work_begin: 0, or -1 with RuntimeError while finalize runs
+ * (after it, the bridge call says Kokkos has been finalized). */
 int kp_work_begin(const char *where);
 void kp_work_end(void);
 /* 1 when another thread is finalizing Kokkos (waiting for the work in
  * flight, the GIL given up): a finalize() now has nothing to do. */
 int kp_work_finalizing_elsewhere(void);
+/* Python's finalize, before it calls Kokkos': refuses new work and waits for
+ * other threads' work in flight and Tools callbacks. A callback may wait for
+ * this thread, so the wait for one is bounded (KOKKOS_PYTHON_FINALIZE_WAIT
+ * seconds, 30 by default): 0, or -1 with RuntimeError naming the callback
+ * and where, work allowed again and Kokkos left running. */
+int kp_work_drain_before_finalize(const char *where);
+/* Allows work again after a finalize that did not happen (Kokkos refused). */
+void kp_work_finalize_abandoned(void);
+
+/* Python that Kokkos runs: a Tools callback, from kp_tools_enter to
+ * kp_tools_leave (tools.c). kp_callback_enter returns the event of the
+ * callback this thread was inside before (NULL if none), which
+ * kp_callback_leave takes back. kp_callback_running: the event (its name)
+ * of the innermost callback this thread is inside, or NULL; finalize and
+ * initialize refuse to run there. kp_work_running_here: 1 when this thread
+ * is inside a counted Kokkos call or a callback. All with the GIL. */
+const char *kp_callback_enter(const char *event);
+void kp_callback_leave(const char *outer);
+const char *kp_callback_running(void);
+int kp_work_running_here(void);
 /* Runs CALL without the GIL as Kokkos work in flight; when finalize has
  * begun, runs REFUSED instead (RuntimeError set). */
 #define KP_KOKKOS_WORK(where, REFUSED, CALL) \

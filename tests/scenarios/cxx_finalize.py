@@ -94,7 +94,45 @@ def numpy_array_outlives_finalize():
     print("OK")
 
 
-CASES = {f.__name__: f for f in (both_sides_alive, exit_without_finalize, numpy_array_outlives_finalize)}
+def cxx_finalize_inside_a_callback(event):
+    """The application's Kokkos::finalize (kp_test_pyb.finalize_from_cpp)
+    runs inside a Kokkos Tools callback of a Python call, on the same thread:
+    Kokkos finalizes without waiting for that call (it would wait forever),
+    the memory the call may still use stays allocated, and the call ends:
+    a region or a copy completes, an allocation raises RuntimeError."""
+    import kp_test_pyb as m
+
+    import kokkos.tools as kt
+
+    kokkos.initialize()
+    v, w = kokkos.View((1 << 17,), label="v"), kokkos.View((1 << 17,), label="w")
+    kokkos.deep_copy(w, 2.0)
+    calls = []
+
+    def finalize_from_cpp(*args):
+        if not calls:
+            calls.append(event)
+            m.finalize_from_cpp()
+
+    getattr(kt, f"set_{event}_callback")(finalize_from_cpp)
+    if event == "push_region":
+        kt.push_region("finalized")
+    elif event == "begin_deep_copy":
+        kokkos.deep_copy(v, w)
+    else:
+        with raises(RuntimeError, "Kokkos was finalized while the View 'late' was being allocated"):
+            kokkos.View((1 << 17,), label="late")
+    assert calls == [event] and kokkos.is_finalized()
+    assert v.released and w.released
+    with raises(RuntimeError, "'v'"):
+        v[0]
+    print("OK")
+
+
+CASES = {
+    f.__name__: f
+    for f in (both_sides_alive, exit_without_finalize, numpy_array_outlives_finalize, cxx_finalize_inside_a_callback)
+}
 
 if __name__ == "__main__":
     run(CASES)

@@ -26,6 +26,8 @@
 #include "core.h"
 #include "host_register.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include <structmember.h>
@@ -92,11 +94,43 @@ static void owner_free_memory(kp_owner *o) {
   o->data = NULL;
 }
 
-/* ---- Kokkos work in flight (core.h) ---- */
+/* ---- Kokkos work in flight, Python that Kokkos runs (core.h) ---- */
 
-/* Both read and written with the GIL. */
-static int kp_work_in_flight;
+/* What one thread is doing: its counted Kokkos calls (kp_work_begin) and the
+ * Kokkos Tools callbacks it is inside (kp_callback_enter), the innermost
+ * named. A thread is listed while either is above zero; both end before the
+ * thread can, so a listed record is alive. Read and written with the GIL. */
+typedef struct kp_thread_work {
+  int work;
+  int callbacks;
+  const char *callback;
+  int listed;
+  struct kp_thread_work *prev, *next;
+} kp_thread_work;
+
+static _Thread_local kp_thread_work t_self;
+static kp_thread_work *kp_busy_threads;
 static unsigned long kp_work_finalizer; /* the thread finalizing; 0 before Kokkos' finalize starts */
+
+static void thread_update(void) {
+  kp_thread_work *t = &t_self;
+  int busy = t->work > 0 || t->callbacks > 0;
+  if (busy && !t->listed) {
+    t->prev = NULL;
+    t->next = kp_busy_threads;
+    if (kp_busy_threads) kp_busy_threads->prev = t;
+    kp_busy_threads = t;
+    t->listed = 1;
+  } else if (!busy && t->listed) {
+    if (t->prev)
+      t->prev->next = t->next;
+    else
+      kp_busy_threads = t->next;
+    if (t->next) t->next->prev = t->prev;
+    t->prev = t->next = NULL;
+    t->listed = 0;
+  }
+}
 
 int kp_work_begin(const char *where) {
   /* Once finalize is over (Kokkos no longer initialized), the bridge call
@@ -108,21 +142,83 @@ int kp_work_begin(const char *where) {
                  where);
     return -1;
   }
-  ++kp_work_in_flight;
+  ++t_self.work;
+  thread_update();
   return 0;
 }
 
-void kp_work_end(void) { --kp_work_in_flight; }
+void kp_work_end(void) {
+  --t_self.work;
+  thread_update();
+}
+
+const char *kp_callback_enter(const char *event) {
+  const char *outer = t_self.callback;
+  t_self.callback = event;
+  ++t_self.callbacks;
+  thread_update();
+  return outer;
+}
+
+void kp_callback_leave(const char *outer) {
+  t_self.callback = outer;
+  --t_self.callbacks;
+  thread_update();
+}
+
+const char *kp_callback_running(void) { return t_self.callbacks > 0 ? t_self.callback : NULL; }
+
+int kp_work_running_here(void) { return t_self.work > 0 || t_self.callbacks > 0; }
 
 int kp_work_finalizing_elsewhere(void) { return kp_work_finalizer && PyThread_get_thread_ident() != kp_work_finalizer; }
 
-/* With the GIL: refuses new work, then waits for the work in flight, giving
- * the GIL up meanwhile (the work needs it to end, and so does a Python Tools
- * callback inside it). Once the interpreter shuts down, a daemon thread
- * never gets the GIL back: then it does not wait (the process is ending). */
-static void work_drain(void) {
+/* The longest finalize waits for other threads' Tools callbacks, in seconds:
+ * KOKKOS_PYTHON_FINALIZE_WAIT, or 30. */
+static double work_wait_limit(void) {
+  const char *env = getenv("KOKKOS_PYTHON_FINALIZE_WAIT");
+  if (env && *env) {
+    char *end = NULL;
+    double v = strtod(env, &end);
+    if (end && *end == '\0' && v >= 0) return v;
+  }
+  return 30.0;
+}
+
+static double monotonic_seconds(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* With the GIL: refuses new work, then waits until no other thread is busy
+ * (inside a counted Kokkos call or a Tools callback), giving the GIL up
+ * meanwhile (the work needs it to end, and so does a Python callback inside
+ * it). This thread's own work is not waited for: it cannot end while this
+ * thread waits. Kokkos work alone always ends; a Python callback may wait
+ * for this very thread, so once one has been running past the limit the
+ * wait gives up. Once the interpreter shuts down, a daemon thread never gets
+ * the GIL back: then it does not wait either (the process is ending).
+ * Returns 1 when no other thread is busy; 0 when it gave up, with *stuck the
+ * event of the callback another thread is inside (NULL: shutdown). */
+static int work_drain(const char **stuck, double *limit) {
   kp_work_finalizer = PyThread_get_thread_ident();
-  while (kp_work_in_flight > 0 && !kp_is_finalizing()) {
+  *limit = work_wait_limit();
+  *stuck = NULL;
+  const double start = monotonic_seconds();
+  for (;;) {
+    /* (a daemon thread may end inside a callback then: the list is not read) */
+    if (kp_is_finalizing()) return kp_busy_threads == NULL;
+    const kp_thread_work *other = NULL, *in_callback = NULL;
+    for (const kp_thread_work *t = kp_busy_threads; t; t = t->next) {
+      if (t == &t_self) continue;
+      other = t;
+      if (t->callbacks > 0) in_callback = t;
+    }
+    if (!other) return 1;
+    if (in_callback && monotonic_seconds() - start >= *limit) {
+      *stuck = in_callback->callback;
+      return 0;
+    }
     Py_BEGIN_ALLOW_THREADS
     struct timespec pause = {0, 100000}; /* 0.1 ms */
     nanosleep(&pause, NULL);
@@ -130,14 +226,50 @@ static void work_drain(void) {
   }
 }
 
+int kp_work_drain_before_finalize(const char *where) {
+  const char *stuck;
+  double limit;
+  /* At interpreter shutdown, Kokkos' finalize hook leaves the memory of the
+   * work that cannot end to it. */
+  if (work_drain(&stuck, &limit) || !stuck) return 0;
+  kp_work_finalizer = 0; /* not finalizing after all: work may go on */
+  char seconds[32];      /* PyErr_Format has no %g */
+  snprintf(seconds, sizeof seconds, "%g", limit);
+  PyErr_Format(PyExc_RuntimeError,
+               "%s: another thread is still inside a kokkos.tools %s callback after %s s of waiting for it "
+               "(KOKKOS_PYTHON_FINALIZE_WAIT sets how long), perhaps waiting for this thread; Kokkos is still "
+               "initialized: finalize again once that callback has returned",
+               where, stuck, seconds);
+  return -1;
+}
+
+void kp_work_finalize_abandoned(void) {
+  if (kp_bridge_is_initialized()) kp_work_finalizer = 0;
+}
+
 void kp_owner_release_all(void) {
-  work_drain();
+  const char *stuck;
+  double limit;
+  /* Memory that work still running may use (this thread's own, when the
+   * application's Kokkos::finalize runs inside a callback of it, or another
+   * thread's that the wait gave up on) stays allocated: it is marked
+   * released but never freed, like memory a consumer holds. */
+  int keep = !work_drain(&stuck, &limit) || t_self.work > 0;
+  if (stuck) {
+    char seconds[32]; /* PySys_WriteStderr has no %g */
+    snprintf(seconds, sizeof seconds, "%g", limit);
+    PySys_WriteStderr(
+        "kokkos: Kokkos is being finalized while another thread is still inside a kokkos.tools %s "
+        "callback after %s s (KOKKOS_PYTHON_FINALIZE_WAIT); the memory of Views is left allocated\n",
+        stuck, seconds);
+  }
   while (kp_registry) {
     kp_owner *o = kp_registry;
     registry_remove(o);
-    if (o->exports > 0 || o->interface_exported) {
-      /* A consumer still reads this memory: leave it allocated. Kokkos
-       * cannot free it after finalize, so it is never freed: by design. */
+    if (keep || o->exports > 0 || o->interface_exported) {
+      /* A consumer still reads this memory, or work still running may:
+       * leave it allocated. Kokkos cannot free it after finalize, so it is
+       * never freed: by design. */
       o->released = 1;
 #if defined(__GNUC__)
       if (__lsan_ignore_object && o->data) __lsan_ignore_object(o->data);
@@ -197,6 +329,16 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
   kp_owner *o = NULL;
   if (s != KP_OK) {
     kp_raise_bridge(s, &err, "kokkos.View");
+  } else if (kp_bridge_is_finalized()) {
+    /* The application's Kokkos::finalize ran inside a Tools callback of this
+     * allocation: Kokkos cannot free the memory any more; it is left. */
+#if defined(__GNUC__)
+    if (__lsan_ignore_object && p) __lsan_ignore_object(p);
+#endif
+    PyErr_Format(PyExc_RuntimeError,
+                 "kokkos.View: Kokkos was finalized while the View '%s' was being allocated (from a Kokkos Tools "
+                 "callback of the allocation)",
+                 clabel);
   } else if (!(o = owner_new(st, KP_OWNER_KOKKOS, space, p))) {
     kp_bridge_deallocate(space, clabel, p, bytes, &err);
   } else {

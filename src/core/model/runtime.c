@@ -37,10 +37,35 @@ static void kp_on_kokkos_finalize(void) {
  * initialized it first). Kokkos is one per process, and so is this flag. */
 static int kp_initialized_here = 0;
 
+/* 1 while Kokkos::initialize runs (with the GIL: only Python it runs, a
+ * Tools callback, or a thread that callback let run, can see it). */
+static int kp_initializing = 0;
+
+/* -1 with RuntimeError when Kokkos is being initialized: the caller cannot
+ * use, initialize or finalize it before Kokkos::initialize returns. what:
+ * "kokkos.finalize() called", ... */
+static int kp_refuse_while_initializing(const char *what) {
+  if (!kp_initializing) return 0;
+  const char *event = kp_callback_running();
+  if (event)
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s from inside a kokkos.tools %s callback while Kokkos is being initialized (by the call that "
+                 "raised the event): use Kokkos after kokkos.initialize() returns",
+                 what, event);
+  else
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s while Kokkos is being initialized by another thread: use Kokkos after kokkos.initialize() "
+                 "returns",
+                 what);
+  return -1;
+}
+
 static int kp_initialize_with(int argc, char **argv, const kp_init_settings *settings) {
   kp_error err;
   err.message[0] = 0;
+  kp_initializing = 1;
   kp_status s = kp_bridge_initialize(argc, argv, settings, &err);
+  kp_initializing = 0;
   if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.initialize()");
   kp_initialized_here = 1;
   s = kp_bridge_set_finalize_hook(kp_on_kokkos_finalize, &err);
@@ -49,6 +74,7 @@ static int kp_initialize_with(int argc, char **argv, const kp_init_settings *set
 }
 
 int kp_runtime_ensure(void) {
+  if (kp_refuse_while_initializing("Kokkos used") < 0) return -1;
   if (kp_bridge_is_initialized()) return 0;
   if (kp_bridge_is_finalized()) {
     PyErr_SetString(PyExc_RuntimeError,
@@ -111,6 +137,7 @@ static PyObject *kp_py_initialize(PyObject *module, PyObject *const *args, Py_ss
     PyErr_SetString(PyExc_TypeError, "_initialize() takes 7 arguments");
     return NULL;
   }
+  if (kp_refuse_while_initializing("kokkos.initialize() called") < 0) return NULL;
   if (kp_bridge_is_finalized()) {
     PyErr_SetString(PyExc_RuntimeError,
                     "kokkos.initialize(): Kokkos was finalized and cannot be initialized again in "
@@ -160,15 +187,39 @@ done:
 }
 
 static PyObject *kp_py_finalize(PyObject *module, PyObject *unused) {
+  /* Python that Kokkos runs in the middle of one of its calls (a Tools
+   * callback, or a __del__ or weakref callback run inside one): Kokkos
+   * cannot finalize under the call, and waiting for it would wait for this
+   * very thread. */
+  if (kp_work_running_here()) {
+    const char *event = kp_callback_running();
+    if (event)
+      PyErr_Format(PyExc_RuntimeError,
+                   "kokkos.finalize() called from inside a kokkos.tools %s callback: Kokkos cannot finalize inside "
+                   "a Kokkos operation (the call that raised the event is still running): finalize after it returns",
+                   event);
+    else
+      PyErr_SetString(PyExc_RuntimeError,
+                      "kokkos.finalize() called from inside a Kokkos operation of this thread: finalize after it "
+                      "returns");
+    return NULL;
+  }
+  if (kp_refuse_while_initializing("kokkos.finalize() called") < 0) return NULL;
   if (!kp_bridge_is_initialized()) Py_RETURN_NONE;
   /* Under way in another thread, which gave the GIL up to wait for the work
-   * in flight: that call finalizes. (From the finalizing thread itself, a
-   * Tools callback, the bridge refuses.) */
+   * in flight: that call finalizes. */
   if (kp_work_finalizing_elsewhere()) Py_RETURN_NONE;
+  /* Other threads' work and callbacks end first (Kokkos' finalize hook
+   * would wait for them too, but could not refuse to finalize). */
+  if (kp_work_drain_before_finalize("kokkos.finalize()") < 0) return NULL;
   kp_error err;
   err.message[0] = 0;
   kp_status s = kp_bridge_finalize(&err);
-  if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.finalize()") < 0 ? NULL : NULL;
+  if (s != KP_OK) {
+    kp_work_finalize_abandoned();
+    kp_raise_bridge(s, &err, "kokkos.finalize()");
+    return NULL;
+  }
   Py_RETURN_NONE;
 }
 

@@ -28,7 +28,10 @@
  * that thread, calls the callable with a strong reference, reports an
  * exception it raises with the unraisable hook (it never reaches Kokkos),
  * restores the saved exception and releases the GIL. Handlers do nothing
- * once the interpreter is finalizing.
+ * once the interpreter is finalizing. While a callback runs, the model
+ * layer knows its thread is inside one (kp_callback_enter): finalize and
+ * initialize refuse to run there, naming the event, and a finalize in
+ * another thread waits for it.
  */
 #include "core.h"
 #include "tools.h"
@@ -375,10 +378,12 @@ int kp_tools_enter(int event, kp_tools_call *c) {
   }
   Py_INCREF(c->fn);
   c->saved = kp_fetch_exception();
+  c->outer = kp_callback_enter(kp_tools_events[event].name);
   return 1;
 }
 
 void kp_tools_leave(kp_tools_call *c) {
+  kp_callback_leave(c->outer);
   Py_DECREF(c->fn);
   kp_restore_exception(c->saved);
   PyGILState_Release(c->gil);

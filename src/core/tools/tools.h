@@ -14,8 +14,9 @@
 
 typedef struct kp_tools_call {
   PyGILState_STATE gil;
-  PyObject *fn;    /* strong reference */
-  PyObject *saved; /* exception pending on entry (kp_fetch_exception) */
+  PyObject *fn;      /* strong reference */
+  PyObject *saved;   /* exception pending on entry (kp_fetch_exception) */
+  const char *outer; /* the callback this thread was inside before (kp_callback_enter) */
 } kp_tools_call;
 
 /* Takes the GIL and a strong reference to event's callable: 1, or 0
