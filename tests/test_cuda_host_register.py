@@ -17,16 +17,14 @@ import numpy as np
 import pytest
 
 import kokkos
-from support import HAS_CUDA, cuda_fill_module, run_python, succeeded
+from support import cuda, cuda_fill_module, run_python, succeeded
 
-pytestmark = [
-    pytest.mark.cuda,
-    pytest.mark.skipif(not HAS_CUDA, reason="the installed Kokkos has no CUDA memory space"),
-]
+pytestmark = [pytest.mark.cuda, cuda]
 
 
 @pytest.fixture(scope="module")
 def module():
+    """The C++ test module of tests/cxx_cuda (built once)."""
     return cuda_fill_module()
 
 
