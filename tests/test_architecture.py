@@ -281,21 +281,67 @@ def test_every_script_is_listed():
 # ---- the build's lines ------------------------------------------------------------------------
 
 
-def test_a_layers_own_headers_are_included_by_its_files_only():
-    """exchange.h and dlpack.h for src/core/exchange/, tools.h for
-    src/core/tools/: on those files' include path only (CMakeLists.txt), and
-    included by no other file."""
+# Each header of the core, by the row of the table that lists it (core.h,
+# what every layer shares, aside): a file includes a layer's header only
+# when it is of that layer's row or one below it in the table.
+SHARED_HEADERS = {"src/core/core.h"}
+HEADER_ROW = {
+    f"{d}{f}": row
+    for row, (_, d, files) in enumerate(CORE_ROWS)
+    for f in files
+    if f.endswith(".h") and f"{d}{f}" not in SHARED_HEADERS
+}
+# The directories whose headers CMakeLists.txt puts on the include path of
+# their layer and the layers above only (base/ is on every file's path).
+LAYER_HEADER_DIRS = ("model", "copy", "exchange", "access", "tools")
+
+
+def _header_path(including, name):
+    """The core header an #include "name" of file including finds: beside it,
+    else a core header of that name (the include paths have one each)."""
+    beside = including.parent / name
+    if beside.is_file():
+        return str(beside.relative_to(ROOT))
+    found = [h for h in HEADER_ROW | dict.fromkeys(SHARED_HEADERS) if Path(h).name == name]
+    assert len(found) <= 1, f"two core headers named {name}: {found}"
+    return found[0] if found else None
+
+
+def test_layer_headers_are_included_by_their_layer_and_those_above_only():
+    """base.h, model.h, copy.h, exchange.h (with dlpack.h), access.h,
+    tools.h and top.h: each included only by files of its own row of the
+    table or a row below it (a higher layer), headers included; and each
+    layer's header directory is on its files' include path in
+    CMakeLists.txt, not on the whole target's."""
+    assert {Path(h).name for h in HEADER_ROW} >= {
+        "base.h",
+        "model.h",
+        "copy.h",
+        "exchange.h",
+        "access.h",
+        "tools.h",
+        "top.h",
+    }
     cmake = (ROOT / "CMakeLists.txt").read_text()
-    for layer in ("exchange", "tools"):
-        assert f'"${{CMAKE_CURRENT_SOURCE_DIR}}/src/core/{layer}"' in cmake
-        assert f"src/core/{layer}" not in re.search(r"target_include_directories\(_core [^)]*\)", cmake).group(0)
-    own = {h.name: h.parent for layer in ("exchange", "tools") for h in (ROOT / "src/core" / layer).glob("*.h")}
+    target = re.search(r"target_include_directories\(_core [^)]*\)", cmake).group(0)
+    for layer in LAYER_HEADER_DIRS:
+        assert f"kokkos_python_layer_headers({layer} " in cmake
+        assert f"src/core/{layer}" not in target
+    rank = {**{p: row for p, (row, _) in RANK.items()}, **HEADER_ROW}
     wrong = []
+    checked = 0
     for path in sorted((ROOT / "src" / "core").rglob("*.[ch]")):
-        for header in re.findall(r'^#include "([^"]+)"', path.read_text(), re.M):
-            if header in own and path.parent != own[header]:
-                wrong.append(f"{path.relative_to(ROOT)} includes {header}")
-    assert not wrong, "\n".join(wrong)
+        relative = str(path.relative_to(ROOT))
+        if relative in SHARED_HEADERS or relative not in rank:
+            continue
+        for name in re.findall(r'^#include "([^"]+)"', path.read_text(), re.M):
+            header = _header_path(path, name)
+            if header in HEADER_ROW:
+                checked += 1
+                if HEADER_ROW[header] > rank[relative]:
+                    wrong.append(f"{relative} ({CORE_ROWS[rank[relative]][0]}) includes {header}")
+    assert checked > 50, f"only {checked} includes of layer headers found"
+    assert not wrong, "a layer's header included below it:\n" + "\n".join(wrong)
 
 
 def test_the_core_is_c11_without_kokkos():

@@ -23,6 +23,11 @@
  * per (kind, dtype, rank, layout, space) and kept in the module state.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
+#include "copy.h"
+#include "exchange.h"
+#include "top.h"
 #include "exchange_bridge.h"
 #include "host_register.h"
 

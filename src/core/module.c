@@ -18,6 +18,12 @@
  * pykokkos-base API.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
+#include "copy.h"
+#include "exchange.h"
+#include "tools.h"
+#include "top.h"
 #include "host_register.h"
 
 #include <stdlib.h>

@@ -18,6 +18,12 @@
  *     class DynRankView(View): ...
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
+#include "copy.h"
+#include "exchange.h"
+#include "access.h"
+#include "top.h"
 
 #include <stddef.h>
 #include <string.h>

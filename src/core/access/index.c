@@ -12,6 +12,10 @@
  * Assigning to a subview deep-copies the value into it.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
+#include "copy.h"
+#include "access.h"
 
 #include <string.h>
 

@@ -16,6 +16,9 @@
  * conversion never touches View memory.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
+#include "access.h"
 
 /* The single element of v as a new Python object, or NULL with an
  * exception; what names the conversion for the messages. */

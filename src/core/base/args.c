@@ -23,6 +23,7 @@
  * layout=kokkos.HostSpace is a TypeError naming the family wanted.
  */
 #include "core.h"
+#include "base.h"
 
 #include <string.h>
 

@@ -1,6 +1,7 @@
 /* dtype.c: the dtype table (one row per element type) and the conversions
  * from Python objects naming a dtype. */
 #include "core.h"
+#include "base.h"
 
 #include <complex.h>
 #include <limits.h>

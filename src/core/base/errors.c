@@ -1,5 +1,6 @@
 /* errors.c: the one place that turns bridge statuses into Python exceptions. */
 #include "core.h"
+#include "base.h"
 
 int kp_raise_bridge(kp_status status, const kp_error *err, const char *where) {
   PyObject *exc;

@@ -4,6 +4,7 @@
  * (src/bridge/host_register.h). Callers: kokkos.array / unmanaged_array of
  * a host array in a device space (array.c). */
 #include "core.h"
+#include "base.h"
 #include "exchange_bridge.h"
 #include "host_register.h"
 

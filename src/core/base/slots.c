@@ -8,6 +8,7 @@
  * (1 KiB).
  */
 #include "core.h"
+#include "base.h"
 
 int kp_slots_init(kp_slots *t, size_t count) {
   t->count = count;

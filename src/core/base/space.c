@@ -3,6 +3,7 @@
  * names, messages and the Python enumerations read them), and the parsing of
  * space / layout / trait arguments. */
 #include "core.h"
+#include "base.h"
 
 #include <string.h>
 

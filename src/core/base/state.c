@@ -2,6 +2,7 @@
  * or, without one, from the imported module. The state itself is declared
  * in core.h and filled by module.c's exec function. */
 #include "core.h"
+#include "base.h"
 
 kp_state *kp_state_from_type(PyTypeObject *type) {
   PyObject *mod = kp_module_by_def(type, &kp_module_def);

@@ -15,6 +15,9 @@
  * The GIL is released around every copy and fill.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
+#include "copy.h"
 #include "host_parallel.h"
 #include "tools_bridge.h"
 

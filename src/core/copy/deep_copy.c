@@ -14,6 +14,10 @@
  *         def deep_copy(self, src): ...
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
+#include "copy.h"
+#include "exchange.h"
 
 #include <string.h>
 

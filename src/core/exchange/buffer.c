@@ -8,6 +8,8 @@
  * an Unmanaged View of the same memory that keeps the object alive.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
 
 #include "exchange.h"
 

@@ -22,6 +22,8 @@
  * the host waits too for memory it can reach).
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
  *
  * The table (include/kokkos_python/kokkos_python.h) lets users' extension
  * modules make and read Views without linking to this module. Each entry
- * is a thin, checked wrapper around the core's internal API (core.h):
+ * is a thin, checked wrapper around the core's internal API (the layers' headers):
  * users hand in plain descriptions, never core structs.
  *
  * Ownership handed over through view_from_deleter or view_from_inline is an
@@ -23,6 +23,8 @@
  * making a str per call.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
 #include "exchange.h"
 
 #include <dlfcn.h>

@@ -31,6 +31,9 @@
  * import.c's.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
+#include "copy.h"
 
 #include <string.h>
 

@@ -15,6 +15,8 @@
  * become Views through dlpack.c's import (kp_view_from_dl_managed).
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
 
 #include <string.h>
 

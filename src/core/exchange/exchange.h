@@ -1,6 +1,8 @@
-/* exchange.h: declarations shared by the zero-copy exchange files of the
- * core. Only they include it; the rest of the core reaches them through
- * core.h (kp_view_from_exchange, the View methods, the Python entry points).
+/* exchange.h: the exchange layer's functions and types (src/core/exchange/):
+ * first what the layers above call (kp_view_from_exchange, the View
+ * methods, the Python entry points), then what the zero-copy exchange files
+ * share. Included by the exchange files and the layers above
+ * (copy/deep_copy.c up).
  *
  * The files, each calling only those listed below it (no circle):
  *   import.c      which protocol an import takes (kp_view_from_exchange)
@@ -10,12 +12,72 @@
  *   buffer.c      the buffer protocol and __array_interface__ both ways
  *   interface.c   the one reader of the interface dictionaries
  *   stream.c      ordering exchanged memory between Kokkos' and foreign streams
- * capi.c (the C API) and pickling.c use core.h only. */
+ * capi.c (the C API) and pickling.c use the first part only. */
 #ifndef KOKKOS_PYTHON_EXCHANGE_H
 #define KOKKOS_PYTHON_EXCHANGE_H
 
 #include "core.h"
+#include "base.h"
 #include "dlpack.h"
+#include "model.h"
+
+/* ---- what the layers above call ------------------------------------------ */
+
+/* ---- buffers (buffer.c) ------------------------------------------------------------ */
+
+int kp_view_getbuffer(PyObject *self, Py_buffer *view, int flags);
+void kp_view_releasebuffer(PyObject *self, Py_buffer *view);
+PyObject *kp_view_array_interface(kp_view *self, void *closure);
+/* New View over obj's memory (buffer protocol or __array_interface__),
+ * keeping obj alive; NULL with an exception naming where (TypeError if obj
+ * exposes neither). */
+kp_view *kp_view_from_buffer_object(kp_state *st, PyObject *obj, int writable, PyObject *label, int dynamic,
+                                    const char *where);
+
+PyObject *kp_py_wrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
+/* ---- C API (capi.c) ------------------------------------------------------------------ */
+
+/* Publishes the C function table as kokkos._core._C_API; -1 with exception. */
+int kp_capi_add(PyObject *module);
+/* Drops the C API's label cache (module clear). */
+void kp_capi_clear(kp_state *st);
+/* Makes the exchange protocols' names and constants (st->dl) (import.c); -1
+ * with an exception. */
+int kp_exchange_init(kp_state *st);
+/* A new capsule holding the View type's DLPack C exchange table, the value
+ * of its class attribute __dlpack_c_exchange_api__ (dlpack_api.c). */
+PyObject *kp_dlpack_exchange_api_capsule(void);
+/* from_dlpack(x, /, *, device=None, copy=None, label=None) (dlpack.c). */
+PyObject *kp_py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* _view_from_object(obj, label=None): kokkos.asarray's zero-copy step, and
+ * _from_cuda_array_interface(obj, label=None): the CAI import alone, for
+ * objects that also speak DLPack (import.c). */
+PyObject *kp_py_view_from_object(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *kp_py_from_cuda_array_interface(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+
+/* View methods whose bodies live with their protocol; view_type.c lists them in
+ * the View type's one method and getset table. */
+/* __dlpack__(*, stream, max_version, dl_device, copy) (dlpack.c). */
+PyObject *kp_view_dlpack(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+/* __dlpack_device__() (dlpack.c). */
+PyObject *kp_view_dlpack_device(PyObject *self, PyObject *unused);
+/* __cuda_array_interface__ getter (cai.c): a new dict for Views in CUDA
+ * spaces, AttributeError for others. */
+PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure);
+/* __reduce_ex__(protocol) (pickling.c): calls kokkos.pickling's reducer. */
+PyObject *kp_view_reduce_ex(PyObject *self, PyObject *protocol);
+/* New View sharing obj's memory through DLPack, __cuda_array_interface__,
+ * __array_interface__ or the buffer protocol (obj itself if a View); NULL
+ * with an exception naming where, the caller ("kokkos.deep_copy()")
+ * (import.c). */
+kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label, const char *where);
+
+/* _view_from_bytes(buf, dtype, shape, layout, label, dynamic, traits): an
+ * Unmanaged View over a contiguous buffer, for unpickling (pickling.c). */
+PyObject *kp_py_view_from_bytes(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
+/* ---- shared by the exchange files ---------------------------------------- */
 
 /* Whether a DLPack device type is one of a CUDA space's (device, pinned
  * host, managed) or a HIP space's (ROCm device, pinned host): read from the

@@ -28,6 +28,8 @@
  * Each protocol's file owns its checks and messages; this file only picks.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
 
 #include "exchange.h"
 

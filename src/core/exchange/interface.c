@@ -15,6 +15,8 @@
  *                more than PY_SSIZE_T_MAX bytes.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
 
 #include "exchange.h"
 

@@ -20,6 +20,9 @@
  * comes back LayoutLeft, as Kokkos would report it.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
+#include "exchange.h"
 
 #include <stdint.h>
 

@@ -9,6 +9,8 @@
  * host memory and these calls wait for nothing.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
 
 #include "exchange.h"
 #include "exchange_bridge.h"

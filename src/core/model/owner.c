@@ -20,10 +20,12 @@
  *   the consumer's feet. Views of released memory raise RuntimeError.
  * - Kokkos work that other threads run without the GIL (copies, fills,
  *   allocations, fences, stream waits, Tools calls) is counted: finalize waits for it before it
- *   releases the registry, and refuses new work (kp_work_begin, core.h).
+ *   releases the registry, and refuses new work (kp_work_begin, model.h).
  * Kokkos is one per process, so the registry is process-wide.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
 #include "host_register.h"
 
 #include <stdio.h>
@@ -94,7 +96,7 @@ static void owner_free_memory(kp_owner *o) {
   o->data = NULL;
 }
 
-/* ---- Kokkos work in flight, Python that Kokkos runs (core.h) ---- */
+/* ---- Kokkos work in flight, Python that Kokkos runs (model.h) ---- */
 
 /* What one thread is doing: its counted Kokkos calls (kp_work_begin) and the
  * Kokkos Tools callbacks it is inside (kp_callback_enter), the innermost

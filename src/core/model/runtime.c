@@ -13,6 +13,8 @@
  *     def kokkos_version(); def _build_info() -> dict
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
 #include "exchange_bridge.h"
 
 #include <stdlib.h>

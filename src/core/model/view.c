@@ -16,6 +16,8 @@
  * arguments, so every combination exists in every build.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
 
 #include <string.h>
 #include <structmember.h>

@@ -25,6 +25,8 @@
  * type(v).
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
 
 #include <string.h>
 

@@ -34,6 +34,8 @@
  * another thread waits for it.
  */
 #include "core.h"
+#include "base.h"
+#include "model.h"
 #include "tools.h"
 #include "tools_bridge.h"
 

@@ -1,4 +1,6 @@
-/* tools.h: what tools.c shares with tuning.c (core-internal).
+/* tools.h: the tools layer's functions (src/core/tools/): what module.c
+ * calls to add the _tools submodule, then what tools.c shares with
+ * tuning.c. Included by the tools files and the top files.
  *
  * tools.c owns the process-wide table of Python callables, one per Kokkos
  * Tools event (kp_tools_event, the tuning events included), and the way a
@@ -10,7 +12,27 @@
 #ifndef KOKKOS_PYTHON_CORE_TOOLS_H
 #define KOKKOS_PYTHON_CORE_TOOLS_H
 
-#include <Python.h>
+#include "core.h"
+
+/* ---- what module.c calls ------------------------------------------------- */
+
+/* Adds the Kokkos Tools submodule kokkos._core._tools (tools.c): the
+ * submodule (borrowed: module holds it), or NULL on error. */
+PyObject *kp_tools_add(PyObject *module);
+/* Adds the tuning types and calls to that submodule and registers the
+ * tuning handlers with the bridge (tuning.c); -1 on error. */
+int kp_tuning_add(PyObject *tools_module);
+/* After Kokkos initialized: a RuntimeWarning, naming where (the call that
+ * initialized it), when a Tools library was asked for (tools_libs, the
+ * initialize() keyword, may be NULL; or the environment) but none is loaded,
+ * saying which variable this Kokkos reads. 0, or -1 when the warning was
+ * turned into an error (tools.c). */
+int kp_tools_warn_unloaded(const char *where, const char *tools_libs);
+/* kp_tools_warn_unloaded(where, NULL): the hook kp_runtime_after_auto_init
+ * points at (tools.c). */
+int kp_tools_warn_after_auto_init(const char *where);
+
+/* ---- shared by tools.c and tuning.c -------------------------------------- */
 
 typedef struct kp_tools_call {
   PyGILState_STATE gil;

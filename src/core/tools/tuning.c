@@ -33,6 +33,7 @@
  * Kokkos' callbacks carry no user data, so the handlers find them there.
  */
 #include "core.h"
+#include "base.h"
 #include "tools.h"
 #include "tools_bridge.h"
 #include "tuning_bridge.h"
