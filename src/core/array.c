@@ -28,7 +28,6 @@
 #include "copy.h"
 #include "exchange.h"
 #include "top.h"
-#include "exchange_bridge.h"
 #include "host_register.h"
 
 #include <string.h>
