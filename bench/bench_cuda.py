@@ -2,7 +2,7 @@
 
 Needs a Kokkos with CUDA and CuPy (and PyTorch for the DLPack row). Prints
 bandwidths and ratios (ours / CuPy's; higher is better for bandwidths, lower
-for overheads). Run: python bench/bench_cuda.py
+for overheads). Run: python bench/bench_cuda.py [GROUP ...] (GROUPS below; all by default).
 """
 
 import sys
@@ -19,20 +19,25 @@ if not kokkos.get_memory_space_available("CudaSpace"):
 import cupy as cp  # noqa: E402
 
 
-def gpu_time(fn, repeat=20, warmup=3):
-    """Median seconds of fn, synchronized with CUDA events."""
+def gpu_compare(ours, ref, repeat=20, warmup=3):
+    """Median seconds of ours and of ref, each timed with CUDA events, the
+    two alternating call by call so that clock changes and other load hit
+    both alike."""
+    fns = (ours, ref)
     for _ in range(warmup):
-        fn()
+        for fn in fns:
+            fn()
     cp.cuda.Device().synchronize()
-    times = []
+    times = [[] for _ in fns]
     for _ in range(repeat):
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
-    return float(np.median(times))
+        for fn, t in zip(fns, times, strict=True):
+            start, end = cp.cuda.Event(), cp.cuda.Event()
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            t.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
+    return [float(np.median(t)) for t in times]
 
 
 def overhead(name, ours, ref, goal):
@@ -108,8 +113,7 @@ def host_memory_rows():
     d = kokkos.array([n], space=kokkos.CudaSpace)
     kokkos.deep_copy(d, 1.0)
     ch, cd = cp.asarray(v), cp.asarray(d)
-    t_host = gpu_time(lambda: ch.sum(), repeat=5)
-    t_dev = gpu_time(lambda: cd.sum(), repeat=5)
+    t_host, t_dev = gpu_compare(lambda: ch.sum(), lambda: cd.sum(), 5)
     show(
         "a kernel (cupy sum) reading registered host memory, 256 MB",
         n * 8 / t_host / 1e9,
@@ -132,45 +136,49 @@ def host_memory_rows():
     )
 
 
-def main():
-    kokkos.initialize()
-    props = cp.cuda.runtime.getDeviceProperties(0)
-    print(f"GPU: {props['name'].decode()}, Kokkos {'.'.join(map(str, kokkos.kokkos_version()))}, CuPy {cp.__version__}")
-    print(f"{'case':<58} {'ours':>14} {'CuPy':>14} {'ratio':>7}")
-
+def bandwidth_rows():
+    """Copies within the device and between pinned host memory and the
+    device, against the same copies through CuPy and the runtime."""
     n = 256 * 1024 * 1024 // 8  # 256 MB of doubles
     a = kokkos.array([n], space=kokkos.CudaSpace)
     b = kokkos.array([n], space=kokkos.CudaSpace)
     ca, cb = cp.asarray(a), cp.asarray(b)  # the same buffers, through __cuda_array_interface__
-    t_ours = gpu_time(lambda: kokkos.deep_copy(b, a))
-    t_ref = gpu_time(lambda: cp.copyto(cb, ca))
+    t_ours, t_ref = gpu_compare(lambda: kokkos.deep_copy(b, a), lambda: cp.copyto(cb, ca))
     show("device-to-device contiguous copy, 256 MB", 2 * n * 8 / t_ours / 1e9, 2 * n * 8 / t_ref / 1e9, ">= 0.9x")
 
     h = kokkos.array([n], space=kokkos.CudaHostPinnedSpace)
     nbytes = n * 8
     H2D, D2H = 1, 2
-    t_ours = gpu_time(lambda: kokkos.deep_copy(a, h), repeat=10)
-    t_ref = gpu_time(lambda: cp.cuda.runtime.memcpy(a.data, h.data, nbytes, H2D), repeat=10)
+    rt = cp.cuda.runtime
+    t_ours, t_ref = gpu_compare(lambda: kokkos.deep_copy(a, h), lambda: rt.memcpy(a.data, h.data, nbytes, H2D), 10)
     show("host (pinned) -> device, 256 MB", nbytes / t_ours / 1e9, nbytes / t_ref / 1e9, ">= 0.9x")
-    t_ours = gpu_time(lambda: kokkos.deep_copy(h, a), repeat=10)
-    t_ref = gpu_time(lambda: cp.cuda.runtime.memcpy(h.data, a.data, nbytes, D2H), repeat=10)
+    t_ours, t_ref = gpu_compare(lambda: kokkos.deep_copy(h, a), lambda: rt.memcpy(h.data, a.data, nbytes, D2H), 10)
     show("device -> host (pinned), 256 MB", nbytes / t_ours / 1e9, nbytes / t_ref / 1e9, ">= 0.9x")
 
+
+def transpose_rows():
+    """deep_copy of a LayoutRight View into a LayoutLeft one on the device,
+    against cupy.asfortranarray of the same array (what a CuPy user writes),
+    and, reported, against CuPy copying into an existing Fortran-ordered
+    array (no allocation, as deep_copy)."""
     m = 8192
     r = kokkos.array([m, m], space=kokkos.CudaSpace)
     l = kokkos.array([m, m], space=kokkos.CudaSpace, layout=kokkos.LayoutLeft)
     cr = cp.asarray(r)
     cr[...] = cp.arange(m * m, dtype=cp.float64).reshape(m, m)
-    t_ours = gpu_time(lambda: kokkos.deep_copy(l, r), repeat=10)
-    t_ref = gpu_time(lambda: cp.asfortranarray(cr), repeat=10)
-    show(
-        "LayoutRight -> LayoutLeft 8192x8192 float64 (device)",
-        2 * m * m * 8 / t_ours / 1e9,
-        2 * m * m * 8 / t_ref / 1e9,
-        ">= 0.95x",
-    )
+    cl = cp.empty((m, m), order="F")
+    t_ours, t_ref = gpu_compare(lambda: kokkos.deep_copy(l, r), lambda: cp.asfortranarray(cr), 10)
+    name = "LayoutRight -> LayoutLeft 8192x8192 float64 (device)"
+    show(name, 2 * m * m * 8 / t_ours / 1e9, 2 * m * m * 8 / t_ref / 1e9, ">= 0.95x")
     assert bool((cp.asarray(l) == cr).all())
+    t_ours, t_ref = gpu_compare(lambda: kokkos.deep_copy(l, r), lambda: cp.copyto(cl, cr), 10)
+    name = "the same, against cupy.copyto into a Fortran-ordered array"
+    show(name, 2 * m * m * 8 / t_ours / 1e9, 2 * m * m * 8 / t_ref / 1e9, "(reported)")
 
+
+def exchange_rows():
+    """The cost of handing a small View to CuPy and a CuPy array to kokkos,
+    against CuPy's own hand-over of the same memory."""
     small = kokkos.array([1000], space=kokkos.CudaSpace)
     csmall = cp.zeros(1000)
     # cupy.asarray of a CuPy array returns it; the fair reference is wrapping
@@ -187,14 +195,19 @@ def main():
     _, t_ours, t_ref = compare("kokkos.asarray(csmall)", "cp.asarray(obj)", g)
     overhead("kokkos.asarray(cupy array) vs cupy.asarray(CAI holder)", t_ours, t_ref, "<= 1.2x")
     small_view_rows(g)
-    host_memory_rows()
+
+
+def torch_rows():
+    """DLPack and CAI hand-overs between kokkos, CuPy and PyTorch."""
     try:
         import torch
     except ImportError:
         print("torch rows: PyTorch absent, not measured")
         return
+    small = kokkos.array([1000], space=kokkos.CudaSpace)
+    csmall = cp.zeros(1000)
     tsmall = torch.zeros(1000, device="cuda", dtype=torch.float64)
-    g.update(torch=torch, tsmall=tsmall)
+    g = dict(cp=cp, kokkos=kokkos, torch=torch, small=small, csmall=csmall, tsmall=tsmall)
     _, t_ours, t_ref = compare("torch.from_dlpack(small)", "torch.from_dlpack(csmall)", g)
     overhead("torch.from_dlpack(view) vs torch.from_dlpack(cupy array)", t_ours, t_ref, "<= 1.0x")
     _, t_ours, t_ref = compare("kokkos.from_dlpack(tsmall)", "cp.from_dlpack(tsmall)", g)
@@ -205,5 +218,29 @@ def main():
     )
 
 
+# The groups of rows, in the order they run; `python bench/bench_cuda.py
+# transpose` runs the named groups only (e.g. a row read again).
+GROUPS = {
+    "bandwidth": bandwidth_rows,
+    "transpose": transpose_rows,
+    "exchange": exchange_rows,
+    "host_memory": host_memory_rows,
+    "torch": torch_rows,
+}
+
+
+def main(names):
+    unknown = [n for n in names if n not in GROUPS]
+    if unknown:
+        sys.exit(f"bench_cuda: no group named {', '.join(unknown)}; the groups: {', '.join(GROUPS)}")
+    kokkos.initialize()
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    print(f"GPU: {props['name'].decode()}, Kokkos {'.'.join(map(str, kokkos.kokkos_version()))}, CuPy {cp.__version__}")
+    print(f"{'case':<58} {'ours':>14} {'CuPy':>14} {'ratio':>7}")
+    for name, rows in GROUPS.items():
+        if not names or name in names:
+            rows()
+
+
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

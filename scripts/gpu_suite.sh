@@ -4,7 +4,7 @@
 #   Kokkos_ROOT=/path/to/cuda/kokkos/install bash scripts/gpu_suite.sh [OUT [PART]]
 #
 # Given a Kokkos built with CUDA (shared libraries), it builds the package
-# against it into OUT/site (default build/gpu-suite), then runs
+# against it into OUT/site (building in OUT/build; OUT defaults to build/gpu-suite), then runs
 #   1. the `cuda`-marked tests (device memory, CuPy, PyTorch, JAX, streams,
 #      C++ modules on the GPU, Kokkos Tools on the GPU),
 #   2. every other test of the suite,
@@ -52,7 +52,7 @@ export XLA_PYTHON_CLIENT_PREALLOCATE=false
 start=$(date +%s)
 echo "gpu_suite: building against Kokkos_ROOT=$Kokkos_ROOT"
 if ! Kokkos_ROOT="$Kokkos_ROOT" "$py" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
-  -Cbuild-dir=build/gpu-suite-build --target "$out/site" --upgrade . >"$out/build.log" 2>&1; then
+  -Cbuild-dir="$out/build" --target "$out/site" --upgrade . >"$out/build.log" 2>&1; then
   tail -n 60 "$out/build.log"
   echo "gpu_suite: the package did not build (log: $out/build.log)"
   exit 1
