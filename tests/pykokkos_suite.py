@@ -214,6 +214,21 @@ def merge(results):
     return merged
 
 
+def joined_pytest_args(argv):
+    """argv with `--pytest-args VALUE` written `--pytest-args=VALUE`: pytest's
+    arguments start with a dash, which argparse would take for an option of
+    ours (`--pytest-args -s` said "expected one argument")."""
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] == "--pytest-args" and i + 1 < len(argv):
+            out.append(f"--pytest-args={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--src", default=os.environ.get("PYKOKKOS_SRC"), help="a checkout of pykokkos")
@@ -225,9 +240,9 @@ def main(argv=None):
     parser.add_argument(
         "--timeout", type=float, help="end the whole run after this many seconds, reporting what finished"
     )
-    parser.add_argument("--pytest-args", default="", help="more arguments for each pytest run")
+    parser.add_argument("--pytest-args", default="", help="more arguments for each pytest run, e.g. -s or '-x -rfE'")
     parser.add_argument("files", nargs="*", help="test files, relative to the pykokkos tree (default: all)")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(joined_pytest_args(sys.argv[1:] if argv is None else argv))
     if not args.src:
         parser.error("--src (or PYKOKKOS_SRC) must name a checkout of pykokkos")
     tree = Path(args.src).resolve()
