@@ -81,6 +81,40 @@ def test_cupy_and_torch_read_registered_memory(cp):
     del t, v
 
 
+class ArrayInterface:
+    """Host memory seen only through __array_interface__ (no buffer protocol)."""
+
+    def __init__(self, array):
+        self.array = array
+        self.__array_interface__ = array.__array_interface__
+
+
+@pytest.mark.parametrize("kind", ["array.array", "memoryview", "__array_interface__"])
+def test_every_kind_of_host_memory(kind):
+    """Not NumPy alone: an array.array, a memoryview of a bytearray and an
+    object with only __array_interface__ are registered the same way, and a
+    fill on the device reaches their memory."""
+    import array
+
+    numbers = np.arange(32.0)
+    if kind == "array.array":
+        obj = array.array("d", numbers)
+        host = np.frombuffer(obj)
+    elif kind == "memoryview":
+        buffer = bytearray(numbers.tobytes())
+        obj, host = memoryview(buffer).cast("d"), np.frombuffer(buffer)
+    else:
+        host = numbers.copy()
+        obj = ArrayInterface(host)
+    v = device_view(obj)
+    assert registered() >= host.nbytes and v.data == host.ctypes.data and v.shape == [32]
+    kokkos.deep_copy(v, 2.5)
+    kokkos.fence()
+    assert (host == 2.5).all()
+    del v
+    assert registered() == 0
+
+
 def one_page():
     """A float64 array of 512 elements filling one 4 KiB page exactly."""
     buffer = np.zeros(1024)
