@@ -6,12 +6,15 @@
 //
 // Every member is a thin, noexcept call into the runtime returning its error
 // code; success is `success`, and a failed call leaves the runtime's sticky
-// last error set (clear it with last_error()).
+// last error set (clear it with last_error()). memory_kind() says what a
+// pointer is in the memory-kind column of the space table (bridge.h).
 
 #ifndef KOKKOS_PYTHON_DEVICE_RUNTIME_HPP
 #define KOKKOS_PYTHON_DEVICE_RUNTIME_HPP
 
 #include <Kokkos_Core.hpp>
+
+#include "bridge.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -28,6 +31,7 @@ struct device_runtime<Kokkos::Cuda> {
   using event_type = cudaEvent_t;
   using stream_type = cudaStream_t;
   using pointer_attributes = cudaPointerAttributes;
+  static constexpr kp_backend backend = KP_BACKEND_CUDA;
   static constexpr error_type success = cudaSuccess;
   // CUDA has a legacy default stream that blocking streams order with.
   static constexpr bool has_legacy_stream = true;
@@ -36,6 +40,8 @@ struct device_runtime<Kokkos::Cuda> {
   static const char *error_string(error_type arg_e) noexcept { return cudaGetErrorString(arg_e); }
   static error_type get_device(int *arg_device) noexcept { return cudaGetDevice(arg_device); }
   static error_type set_device(int arg_device) noexcept { return cudaSetDevice(arg_device); }
+  // The device of Kokkos' default instance (Kokkos initialized).
+  static int kokkos_device() { return Kokkos::Cuda().cuda_device(); }
 
   // A protocol's stream integer as a stream: 1 is the legacy default
   // stream, 2 the per-thread default stream, anything else a handle.
@@ -76,15 +82,26 @@ struct device_runtime<Kokkos::Cuda> {
   static error_type host_get_device_pointer(void **arg_device_ptr, void *arg_host_ptr) noexcept {
     return cudaHostGetDevicePointer(arg_device_ptr, arg_host_ptr, 0);
   }
-  // Whether the runtime knows arg_ptr: registered or pinned host memory,
-  // managed or device memory (clears the error it may leave).
-  static bool knows(const void *arg_ptr) noexcept {
+  // What arg_ptr is: device, managed, or pinned (or registered) host
+  // memory, and on which device; KP_MEMORY_KIND_COUNT for memory the
+  // runtime does not know (clears the error that leaves).
+  static kp_memory_kind memory_kind(const void *arg_ptr, int *arg_device) noexcept {
     pointer_attributes attr;
     if (cudaPointerGetAttributes(&attr, arg_ptr) != cudaSuccess) {
       (void)cudaGetLastError();
-      return false;
+      return KP_MEMORY_KIND_COUNT;
     }
-    return attr.type != cudaMemoryTypeUnregistered;
+    *arg_device = attr.device;
+    switch (attr.type) {
+      case cudaMemoryTypeDevice:
+        return KP_MEMORY_DEVICE;
+      case cudaMemoryTypeManaged:
+        return KP_MEMORY_MANAGED;
+      case cudaMemoryTypeHost:
+        return KP_MEMORY_PINNED;
+      default:
+        return KP_MEMORY_KIND_COUNT;
+    }
   }
 };
 #endif
@@ -96,6 +113,7 @@ struct device_runtime<Kokkos::HIP> {
   using event_type = hipEvent_t;
   using stream_type = hipStream_t;
   using pointer_attributes = hipPointerAttribute_t;
+  static constexpr kp_backend backend = KP_BACKEND_HIP;
   static constexpr error_type success = hipSuccess;
   static constexpr bool has_legacy_stream = false;
 
@@ -103,6 +121,7 @@ struct device_runtime<Kokkos::HIP> {
   static const char *error_string(error_type arg_e) noexcept { return hipGetErrorString(arg_e); }
   static error_type get_device(int *arg_device) noexcept { return hipGetDevice(arg_device); }
   static error_type set_device(int arg_device) noexcept { return hipSetDevice(arg_device); }
+  static int kokkos_device() { return Kokkos::HIP().hip_device(); }
 
   static stream_type stream_of(uintptr_t arg_stream) noexcept { return reinterpret_cast<stream_type>(arg_stream); }
   static error_type stream_synchronize(stream_type arg_s) noexcept { return hipStreamSynchronize(arg_s); }
@@ -131,17 +150,40 @@ struct device_runtime<Kokkos::HIP> {
   static error_type host_get_device_pointer(void **arg_device_ptr, void *arg_host_ptr) noexcept {
     return hipHostGetDevicePointer(arg_device_ptr, arg_host_ptr, 0);
   }
-  // hipPointerGetAttributes fails for memory the runtime does not know.
-  static bool knows(const void *arg_ptr) noexcept {
+  // hipPointerGetAttributes fails for memory the runtime does not know; its
+  // memory type is the field `memoryType` before ROCm 6, `type` since.
+  static kp_memory_kind memory_kind(const void *arg_ptr, int *arg_device) noexcept {
     pointer_attributes attr;
     if (hipPointerGetAttributes(&attr, arg_ptr) != hipSuccess) {
       (void)hipGetLastError();
-      return false;
+      return KP_MEMORY_KIND_COUNT;
     }
-    return true;
+    *arg_device = attr.device;
+    if (attr.isManaged) return KP_MEMORY_MANAGED;
+#if HIP_VERSION_MAJOR >= 6
+    const hipMemoryType type = attr.type;
+#else
+    const hipMemoryType type = attr.memoryType;
+#endif
+    switch (type) {
+      case hipMemoryTypeDevice:
+        return KP_MEMORY_DEVICE;
+      case hipMemoryTypeHost:
+        return KP_MEMORY_PINNED;
+      default:
+        return KP_MEMORY_KIND_COUNT;
+    }
   }
 };
 #endif
+
+// Whether runtime R knows arg_ptr: registered or pinned host memory, managed
+// or device memory.
+template <class R>
+bool runtime_knows(const void *arg_ptr) noexcept {
+  int device = 0;
+  return R::memory_kind(arg_ptr, &device) != KP_MEMORY_KIND_COUNT;
+}
 
 }  // namespace kokkos_python::impl
 

@@ -16,6 +16,7 @@
 namespace kokkos_python::impl {
 
 constexpr kp_backend k_space_backend[] = {KP_SPACE_ROWS(KP_SPACE_BACKEND_OF)};
+constexpr kp_memory_kind k_space_kind[] = {KP_SPACE_ROWS(KP_SPACE_KIND_OF)};
 
 bool is_cuda_space(int arg_space) noexcept {
   return arg_space >= 0 && arg_space < KP_SPACE_COUNT && k_space_backend[arg_space] == KP_BACKEND_CUDA;
@@ -111,24 +112,19 @@ using namespace kokkos_python::impl;
 
 extern "C" int kp_bridge_device_id(int arg_space) noexcept {
   try {
-#if defined(KOKKOS_ENABLE_CUDA)
-    if (is_cuda_space(arg_space)) {
-      if (Kokkos::is_initialized()) return Kokkos::Cuda().cuda_device();
+    return with_runtime(arg_space, 0, [](auto arg_runtime) {
+      using R = decltype(arg_runtime);
+      if (Kokkos::is_initialized()) return R::kokkos_device();
       int device = 0;
-      if (cudaGetDevice(&device) != cudaSuccess) {
-        (void)cudaGetLastError();
+      if (R::get_device(&device) != R::success) {
+        (void)R::last_error();
         return 0;
       }
       return device;
-    }
-#endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-    if (is_hip_space(arg_space) && Kokkos::is_initialized()) return Kokkos::HIP().hip_device();
-#endif
+    });
   } catch (...) {
+    return 0;
   }
-  (void)arg_space;
-  return 0;
 }
 
 extern "C" uintptr_t kp_bridge_kokkos_stream(int arg_space) noexcept {
@@ -155,29 +151,26 @@ extern "C" uintptr_t kp_bridge_kokkos_stream(int arg_space) noexcept {
   return 0;
 }
 
+// The row of the space table for memory of kind arg_kind of runtime R's
+// backend, or -1 (a kind the table has no row for, or not memory of R).
+template <class R>
+int space_of_kind(kp_memory_kind arg_kind) noexcept {
+  for (int s = 0; s < KP_SPACE_COUNT; ++s)
+    if (k_space_backend[s] == R::backend && k_space_kind[s] == arg_kind) return s;
+  return -1;
+}
+
 extern "C" int kp_bridge_pointer_space(const void *arg_ptr, int *arg_device_id) noexcept {
-  if (arg_device_id) *arg_device_id = 0;
+  int device = 0, space = -1;
 #if defined(KOKKOS_ENABLE_CUDA)
-  cuda_runtime::pointer_attributes attr;
-  if (cuda_runtime::pointer_get_attributes(&attr, arg_ptr) != cuda_runtime::success) {
-    (void)cuda_runtime::last_error();  // clear the sticky-free error state
-    return -1;
-  }
-  if (arg_device_id) *arg_device_id = attr.device;
-  switch (attr.type) {
-    case cudaMemoryTypeDevice:
-      return KP_SPACE_CUDA;
-    case cudaMemoryTypeManaged:
-      return KP_SPACE_CUDA_UVM;
-    case cudaMemoryTypeHost:
-      return KP_SPACE_CUDA_HOST_PINNED;
-    default:
-      return -1;
-  }
+  space = space_of_kind<device_runtime<Kokkos::Cuda>>(device_runtime<Kokkos::Cuda>::memory_kind(arg_ptr, &device));
+#elif defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+  space = space_of_kind<device_runtime<Kokkos::HIP>>(device_runtime<Kokkos::HIP>::memory_kind(arg_ptr, &device));
 #else
   (void)arg_ptr;
-  return -1;
 #endif
+  if (arg_device_id) *arg_device_id = space < 0 ? 0 : device;
+  return space;
 }
 
 extern "C" int kp_bridge_pageable_access(int arg_space) noexcept {

@@ -33,8 +33,11 @@ uintptr_t kp_bridge_kokkos_stream(int space) KP_NOEXCEPT;
 
 /* The memory space (enum kp_space) that holds ptr, as the device runtime
  * reports it (CUDA: device -> KP_SPACE_CUDA, managed -> KP_SPACE_CUDA_UVM,
- * registered host -> KP_SPACE_CUDA_HOST_PINNED), with its device ordinal in
- * *device_id; -1 when no device backend of this Kokkos knows the pointer. */
+ * registered host -> KP_SPACE_CUDA_HOST_PINNED; HIP: device -> KP_SPACE_HIP,
+ * registered host -> KP_SPACE_HIP_HOST_PINNED; the rows of the space table
+ * of that backend and memory kind), with its device ordinal in *device_id;
+ * -1 when no device backend of this Kokkos knows the pointer, or the table
+ * has no row for what it is (HIP's managed memory). */
 int kp_bridge_pointer_space(const void *ptr, int *device_id) KP_NOEXCEPT;
 
 /* 1 if the device of space (a CUDA or HIP space) can read pageable host

@@ -80,7 +80,7 @@ runtime::error_type register_gap(std::uintptr_t arg_lo, std::uintptr_t arg_hi, s
   if (e != runtime::already_registered) return e;
   (void)runtime::last_error();
   for (std::uintptr_t page = arg_lo; page < arg_hi; page += arg_page) {
-    if (runtime::knows(reinterpret_cast<void *>(page))) continue;
+    if (runtime_knows<runtime>(reinterpret_cast<void *>(page))) continue;
     e = runtime::host_register(reinterpret_cast<void *>(page), arg_page);
     if (e != runtime::success) return e;
     add(page, arg_page);
@@ -114,8 +114,8 @@ extern "C" kp_status kp_bridge_host_register(int arg_space, void *arg_ptr, size_
       auto before = std::prev(it);
       if (before->first + before->second.m_bytes > lo) it = before;
     }
-    if ((it == g_ranges.end() || it->first >= hi) && runtime::knows(arg_ptr) &&
-        runtime::knows(reinterpret_cast<void *>(start + arg_bytes - 1)))
+    if ((it == g_ranges.end() || it->first >= hi) && runtime_knows<runtime>(arg_ptr) &&
+        runtime_knows<runtime>(reinterpret_cast<void *>(start + arg_bytes - 1)))
       return KP_OK;  // pinned, registered or managed by its owner: nothing to do
     auto out = std::make_unique<kp_host_registration>();
     std::uintptr_t cursor = lo;
