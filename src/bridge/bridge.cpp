@@ -13,6 +13,7 @@
 
 #include "bridge.h"
 #include "guard.hpp"
+#include "space_columns.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -84,8 +85,6 @@ KP_SPACE_TYPE(HIP, Kokkos::HIPSpace)
 KP_SPACE_TYPE(HIP_HOST_PINNED, Kokkos::HIPHostPinnedSpace)
 #endif
 #undef KP_SPACE_TYPE
-
-constexpr kp_memory_kind k_space_kind[] = {KP_SPACE_ROWS(KP_SPACE_KIND_OF)};
 
 // The row's memory kind agrees with Kokkos: host-accessible unless DEVICE.
 template <int Space>

@@ -30,7 +30,6 @@ struct device_runtime<Kokkos::Cuda> {
   using error_type = cudaError_t;
   using event_type = cudaEvent_t;
   using stream_type = cudaStream_t;
-  using pointer_attributes = cudaPointerAttributes;
   static constexpr kp_backend backend = KP_BACKEND_CUDA;
   static constexpr error_type success = cudaSuccess;
   // CUDA has a legacy default stream that blocking streams order with.
@@ -66,9 +65,6 @@ struct device_runtime<Kokkos::Cuda> {
   static error_type pageable_memory_access(int arg_device, int *arg_value) noexcept {
     return cudaDeviceGetAttribute(arg_value, cudaDevAttrPageableMemoryAccess, arg_device);
   }
-  static error_type pointer_get_attributes(pointer_attributes *arg_attr, const void *arg_ptr) noexcept {
-    return cudaPointerGetAttributes(arg_attr, arg_ptr);
-  }
 
   // Page-locks host memory and maps it into every device's address space
   // (mapped, portable); undone by host_unregister.
@@ -86,7 +82,7 @@ struct device_runtime<Kokkos::Cuda> {
   // memory, and on which device; KP_MEMORY_KIND_COUNT for memory the
   // runtime does not know (clears the error that leaves).
   static kp_memory_kind memory_kind(const void *arg_ptr, int *arg_device) noexcept {
-    pointer_attributes attr;
+    cudaPointerAttributes attr;
     if (cudaPointerGetAttributes(&attr, arg_ptr) != cudaSuccess) {
       (void)cudaGetLastError();
       return KP_MEMORY_KIND_COUNT;
@@ -112,7 +108,6 @@ struct device_runtime<Kokkos::HIP> {
   using error_type = hipError_t;
   using event_type = hipEvent_t;
   using stream_type = hipStream_t;
-  using pointer_attributes = hipPointerAttribute_t;
   static constexpr kp_backend backend = KP_BACKEND_HIP;
   static constexpr error_type success = hipSuccess;
   static constexpr bool has_legacy_stream = false;
@@ -138,9 +133,6 @@ struct device_runtime<Kokkos::HIP> {
   static error_type pageable_memory_access(int arg_device, int *arg_value) noexcept {
     return hipDeviceGetAttribute(arg_value, hipDeviceAttributePageableMemoryAccess, arg_device);
   }
-  static error_type pointer_get_attributes(pointer_attributes *arg_attr, const void *arg_ptr) noexcept {
-    return hipPointerGetAttributes(arg_attr, arg_ptr);
-  }
 
   static error_type host_register(void *arg_ptr, size_t arg_bytes) noexcept {
     return hipHostRegister(arg_ptr, arg_bytes, hipHostRegisterMapped | hipHostRegisterPortable);
@@ -153,7 +145,7 @@ struct device_runtime<Kokkos::HIP> {
   // hipPointerGetAttributes fails for memory the runtime does not know; its
   // memory type is the field `memoryType` before ROCm 6, `type` since.
   static kp_memory_kind memory_kind(const void *arg_ptr, int *arg_device) noexcept {
-    pointer_attributes attr;
+    hipPointerAttribute_t attr;
     if (hipPointerGetAttributes(&attr, arg_ptr) != hipSuccess) {
       (void)hipGetLastError();
       return KP_MEMORY_KIND_COUNT;
@@ -175,6 +167,16 @@ struct device_runtime<Kokkos::HIP> {
     }
   }
 };
+#endif
+
+// The device runtime of this Kokkos build, where it has one (Kokkos enables
+// one device backend at most): KOKKOS_PYTHON_DEVICE_RUNTIME is defined then.
+#if defined(KOKKOS_ENABLE_CUDA)
+#define KOKKOS_PYTHON_DEVICE_RUNTIME 1
+using build_runtime = device_runtime<Kokkos::Cuda>;
+#elif defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+#define KOKKOS_PYTHON_DEVICE_RUNTIME 1
+using build_runtime = device_runtime<Kokkos::HIP>;
 #endif
 
 // Whether runtime R knows arg_ptr: registered or pinned host memory, managed

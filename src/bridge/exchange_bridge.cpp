@@ -7,6 +7,7 @@
 #include "exchange_bridge.h"
 #include "device_runtime.hpp"
 #include "guard.hpp"
+#include "space_columns.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -14,9 +15,6 @@
 #include <exception>
 
 namespace kokkos_python::impl {
-
-constexpr kp_backend k_space_backend[] = {KP_SPACE_ROWS(KP_SPACE_BACKEND_OF)};
-constexpr kp_memory_kind k_space_kind[] = {KP_SPACE_ROWS(KP_SPACE_KIND_OF)};
 
 bool is_cuda_space(int arg_space) noexcept {
   return arg_space >= 0 && arg_space < KP_SPACE_COUNT && k_space_backend[arg_space] == KP_BACKEND_CUDA;
@@ -151,21 +149,20 @@ extern "C" uintptr_t kp_bridge_kokkos_stream(int arg_space) noexcept {
   return 0;
 }
 
-// The row of the space table for memory of kind arg_kind of runtime R's
-// backend, or -1 (a kind the table has no row for, or not memory of R).
-template <class R>
-int space_of_kind(kp_memory_kind arg_kind) noexcept {
+#if defined(KOKKOS_PYTHON_DEVICE_RUNTIME)
+// The row of the space table of backend arg_backend and memory kind
+// arg_kind, or -1 (the table has no such row).
+static int space_of_kind(kp_backend arg_backend, kp_memory_kind arg_kind) noexcept {
   for (int s = 0; s < KP_SPACE_COUNT; ++s)
-    if (k_space_backend[s] == R::backend && k_space_kind[s] == arg_kind) return s;
+    if (k_space_backend[s] == arg_backend && k_space_kind[s] == arg_kind) return s;
   return -1;
 }
+#endif
 
 extern "C" int kp_bridge_pointer_space(const void *arg_ptr, int *arg_device_id) noexcept {
   int device = 0, space = -1;
-#if defined(KOKKOS_ENABLE_CUDA)
-  space = space_of_kind<device_runtime<Kokkos::Cuda>>(device_runtime<Kokkos::Cuda>::memory_kind(arg_ptr, &device));
-#elif defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-  space = space_of_kind<device_runtime<Kokkos::HIP>>(device_runtime<Kokkos::HIP>::memory_kind(arg_ptr, &device));
+#if defined(KOKKOS_PYTHON_DEVICE_RUNTIME)
+  space = space_of_kind(build_runtime::backend, build_runtime::memory_kind(arg_ptr, &device));
 #else
   (void)arg_ptr;
 #endif

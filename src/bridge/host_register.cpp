@@ -28,15 +28,9 @@ struct kp_host_registration {
 namespace kokkos_python::impl {
 namespace {
 
-#if defined(KOKKOS_ENABLE_CUDA)
-#define KOKKOS_PYTHON_HOST_REGISTER 1
-using runtime = device_runtime<Kokkos::Cuda>;
-#elif defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-#define KOKKOS_PYTHON_HOST_REGISTER 1
-using runtime = device_runtime<Kokkos::HIP>;
-#endif
+#if defined(KOKKOS_PYTHON_DEVICE_RUNTIME)
+using runtime = build_runtime;
 
-#if defined(KOKKOS_PYTHON_HOST_REGISTER)
 // The runtime's message for arg_e, its sticky error cleared (reported here).
 const char *message(runtime::error_type arg_e) noexcept {
   (void)runtime::last_error();
@@ -100,7 +94,7 @@ extern "C" kp_status kp_bridge_host_register(int arg_space, void *arg_ptr, size_
   *arg_handle = nullptr;
   *arg_device_ptr = arg_ptr;
   (void)arg_space;  // one device runtime per Kokkos build; registration is portable across its devices
-#if defined(KOKKOS_PYTHON_HOST_REGISTER)
+#if defined(KOKKOS_PYTHON_DEVICE_RUNTIME)
   return guarded_call(arg_err, "registering host memory raised an unknown C++ exception", [&]() -> kp_status {
     if (arg_bytes == 0) return KP_OK;
     const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
@@ -120,7 +114,7 @@ extern "C" kp_status kp_bridge_host_register(int arg_space, void *arg_ptr, size_
     auto out = std::make_unique<kp_host_registration>();
     std::uintptr_t cursor = lo;
     runtime::error_type e = runtime::success;
-    for (; e == runtime::success && it != g_ranges.end() && it->first < hi; ++it) {
+    for (; it != g_ranges.end() && it->first < hi; ++it) {
       if (it->first > cursor) e = register_gap(cursor, it->first, page, *out);
       if (e != runtime::success) break;
       ++it->second.m_holders;
@@ -149,7 +143,7 @@ extern "C" kp_status kp_bridge_host_register(int arg_space, void *arg_ptr, size_
 
 extern "C" void kp_bridge_host_unregister(kp_host_registration *arg_handle) noexcept {
   if (!arg_handle) return;
-#if defined(KOKKOS_PYTHON_HOST_REGISTER)
+#if defined(KOKKOS_PYTHON_DEVICE_RUNTIME)
   {
     std::lock_guard<std::mutex> hold(g_lock);
     for (auto s : arg_handle->m_starts) release_range(s);
@@ -159,7 +153,7 @@ extern "C" void kp_bridge_host_unregister(kp_host_registration *arg_handle) noex
 }
 
 extern "C" size_t kp_bridge_host_registered_bytes(void) noexcept {
-#if defined(KOKKOS_PYTHON_HOST_REGISTER)
+#if defined(KOKKOS_PYTHON_DEVICE_RUNTIME)
   std::lock_guard<std::mutex> hold(g_lock);
   return g_bytes;
 #else
