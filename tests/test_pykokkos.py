@@ -582,13 +582,14 @@ def test_suite_runner_rejects_bad_arguments(tmp_path, args, message):
     assert res.returncode == 2 and message in res.stderr, res.stderr
 
 
-def suite_runner(tree, *args, env=None):
+def suite_runner(tree, *args, env=None, cwd=None):
     return subprocess.run(
         [sys.executable, str(Path(__file__).parent / "pykokkos_suite.py"), "--src", str(tree), *args],
         capture_output=True,
         text=True,
         check=False,
         env=None if env is None else {**os.environ, **env},
+        cwd=cwd,
     )
 
 
@@ -660,7 +661,9 @@ def test_suite_runner_gives_each_part_its_own_copy_of_the_tests(tmp_path):
     """pykokkos' test_loop_fusion removes and compiles pk_cpp/ beside its own
     file. Split into parts running side by side from one tests/ directory,
     each part deleted the others' compiles (7 of 8 failed on the H200). Each
-    part now runs on its own copy, and the tree is left as it was."""
+    part now runs on its own copy, and the tree is left as it was. --out is
+    relative here, as on the GPU machine (pytest took the part's directory,
+    relative, as relative to itself)."""
     tree = fake_pykokkos_tree(tmp_path)
     body = (
         "import shutil, time\nfrom pathlib import Path\n\n"
@@ -675,7 +678,7 @@ def test_suite_runner_gives_each_part_its_own_copy_of_the_tests(tmp_path):
     body += "".join(f"def test_{i}():\n    work('{i}')\n\n" for i in range(4))
     (tree / "tests" / "test_beside.py").write_text(body)
     res = suite_runner(
-        tree, "--jobs", "4", "--split", "tests/test_beside.py=4", "--out", str(tmp_path / "out"), "tests/test_beside.py"
+        tree, "--jobs", "4", "--split", "tests/test_beside.py=4", "--out", "out", "tests/test_beside.py", cwd=tmp_path
     )
     assert res.returncode == 0, res.stdout + res.stderr
     assert "test_beside                          4 passed" in res.stdout, res.stdout
