@@ -2,28 +2,66 @@
 # kokkos_python::kokkos for the bridge to link.
 #
 # Order:
+#  0. KOKKOS_PYTHON_KOKKOS_PACKAGE_DIR, when set: that CMake package and no
+#     other (the package's own Kokkos, InternalKokkos.cmake);
 #  1. Kokkos' own CMake package (Kokkos_ROOT, CMAKE_PREFIX_PATH, system),
 #     used as is when its include directories exist;
 #  2. otherwise (Debian 12's libtrilinos-kokkos-dev ships a config naming
 #     /usr/lib/include and mpicxx, neither of which exists) find
 #     Kokkos_Core.hpp and the kokkoscore library directly.
-# Sets KOKKOS_PYTHON_KOKKOS_VERSION and KOKKOS_PYTHON_KOKKOS_SOURCE.
+# Two things found there are not a Kokkos to build against: the forwarding
+# layout an earlier install of this package put in site-packages
+# (PykokkosLayout.cmake), and the Kokkos an earlier install brought inside
+# the package (its lib/cmake/Kokkos holds kokkos_python_internal.txt): pip
+# removes both with that install, so the search looks past them.
+# Sets KokkosInstall_FOUND, KOKKOS_PYTHON_KOKKOS_VERSION and
+# KOKKOS_PYTHON_KOKKOS_SOURCE; with REQUIRED, a Kokkos not found is an error
+# naming every way to get one.
 
+if(TARGET kokkos_python::kokkos)
+  set(KokkosInstall_FOUND TRUE)
+  return()
+endif()
+set(KokkosInstall_FOUND FALSE)
+
+# ---- 0 and 1: a CMake package -------------------------------------------------
 set(_kp_usable FALSE)
-find_package(Kokkos CONFIG QUIET)
-if(Kokkos_FOUND AND TARGET Kokkos::kokkos)
-  set(_kp_usable TRUE)
-  get_target_property(_kp_incs Kokkos::kokkos INTERFACE_INCLUDE_DIRECTORIES)
-  if(_kp_incs)
-    foreach(_dir IN LISTS _kp_incs)
-      if(NOT _dir MATCHES "^\\$<" AND NOT EXISTS "${_dir}")
-        set(_kp_usable FALSE)
-        message(STATUS "kokkos-python: Kokkos CMake package at ${Kokkos_DIR} names a missing include directory ${_dir}; finding Kokkos by its files instead")
-      endif()
-    endforeach()
+if(KOKKOS_PYTHON_KOKKOS_PACKAGE_DIR)
+  if(TARGET Kokkos::kokkos)
+    message(FATAL_ERROR "kokkos-python: the Kokkos CMake package at ${Kokkos_DIR} was found but cannot be used (see "
+                        "above), and its targets stand in the way of the package's own Kokkos: repair or remove it, or "
+                        "point the build at a working one with Kokkos_ROOT")
   endif()
-  if(_kp_usable AND DEFINED Kokkos_CXX_COMPILER AND NOT EXISTS "${Kokkos_CXX_COMPILER}" AND NOT Kokkos_ENABLE_CUDA)
-    message(STATUS "kokkos-python: Kokkos was configured with compiler ${Kokkos_CXX_COMPILER}, which is not installed; using ${CMAKE_CXX_COMPILER}")
+  unset(Kokkos_DIR CACHE)
+  find_package(Kokkos CONFIG REQUIRED PATHS "${KOKKOS_PYTHON_KOKKOS_PACKAGE_DIR}" NO_DEFAULT_PATH)
+  set(_kp_usable TRUE)
+else()
+  find_package(Kokkos CONFIG QUIET)
+  if(Kokkos_FOUND AND EXISTS "${Kokkos_DIR}/kokkos_python_internal.txt")
+    message(STATUS "kokkos-python: ${Kokkos_DIR} is the Kokkos an earlier install of this package brought; looking past it")
+    get_filename_component(_kp_old_prefix "${Kokkos_DIR}/../../.." ABSOLUTE)
+    list(APPEND CMAKE_IGNORE_PREFIX_PATH "${_kp_old_prefix}")
+    list(APPEND CMAKE_IGNORE_PATH "${_kp_old_prefix}/include/kokkos" "${_kp_old_prefix}/lib")
+    unset(Kokkos_DIR CACHE)
+    set(Kokkos_FOUND FALSE)
+    if(NOT CMAKE_VERSION VERSION_LESS 3.23) # CMAKE_IGNORE_PREFIX_PATH
+      find_package(Kokkos CONFIG QUIET)
+    endif()
+  endif()
+  if(Kokkos_FOUND AND TARGET Kokkos::kokkos)
+    set(_kp_usable TRUE)
+    get_target_property(_kp_incs Kokkos::kokkos INTERFACE_INCLUDE_DIRECTORIES)
+    if(_kp_incs)
+      foreach(_dir IN LISTS _kp_incs)
+        if(NOT _dir MATCHES "^\\$<" AND NOT EXISTS "${_dir}")
+          set(_kp_usable FALSE)
+          message(STATUS "kokkos-python: Kokkos CMake package at ${Kokkos_DIR} names a missing include directory ${_dir}; finding Kokkos by its files instead")
+        endif()
+      endforeach()
+    endif()
+    if(_kp_usable AND DEFINED Kokkos_CXX_COMPILER AND NOT EXISTS "${Kokkos_CXX_COMPILER}" AND NOT Kokkos_ENABLE_CUDA)
+      message(STATUS "kokkos-python: Kokkos was configured with compiler ${Kokkos_CXX_COMPILER}, which is not installed; using ${CMAKE_CXX_COMPILER}")
+    endif()
   endif()
 endif()
 
@@ -31,14 +69,22 @@ if(_kp_usable)
   add_library(kokkos_python::kokkos INTERFACE IMPORTED)
   target_link_libraries(kokkos_python::kokkos INTERFACE Kokkos::kokkos)
   set(KOKKOS_PYTHON_KOKKOS_SOURCE "CMake package ${Kokkos_DIR}")
+  # major.minor.patch as numbers (Kokkos 3.4's package says 3.4.01)
   set(KOKKOS_PYTHON_KOKKOS_VERSION "${Kokkos_VERSION}")
   if(NOT KOKKOS_PYTHON_KOKKOS_VERSION)
     set(KOKKOS_PYTHON_KOKKOS_VERSION "${Kokkos_VERSION_MAJOR}.${Kokkos_VERSION_MINOR}.${Kokkos_VERSION_PATCH}")
   endif()
+  if(KOKKOS_PYTHON_KOKKOS_VERSION MATCHES "^([0-9]+)\\.([0-9]+)\\.([0-9]+)")
+    math(EXPR _kp_major "${CMAKE_MATCH_1}")
+    math(EXPR _kp_minor "${CMAKE_MATCH_2}")
+    math(EXPR _kp_patch "${CMAKE_MATCH_3}")
+    set(KOKKOS_PYTHON_KOKKOS_VERSION "${_kp_major}.${_kp_minor}.${_kp_patch}")
+  endif()
+  set(KokkosInstall_FOUND TRUE)
   return()
 endif()
 
-# ---- fallback: find the files -------------------------------------------------
+# ---- 2: the files -------------------------------------------------------------
 set(_kp_hints)
 foreach(_root IN ITEMS "${Kokkos_ROOT}" "$ENV{Kokkos_ROOT}" "$ENV{KOKKOS_ROOT}")
   if(_root)
@@ -47,9 +93,10 @@ foreach(_root IN ITEMS "${Kokkos_ROOT}" "$ENV{Kokkos_ROOT}" "$ENV{KOKKOS_ROOT}")
 endforeach()
 
 # This package's own pykokkos layout (PykokkosLayout.cmake: forwarding
-# headers and linker scripts in site-packages/include/kokkos and lib) is not
-# a Kokkos: a reinstall into an environment that has it (scikit-build-core
-# puts site-packages on CMAKE_PREFIX_PATH) must look past it.
+# headers and linker scripts in site-packages/include/kokkos and lib, or the
+# Kokkos_Core.hpp in front of its own Kokkos) is not a Kokkos: a reinstall
+# into an environment that has it (scikit-build-core puts site-packages on
+# CMAKE_PREFIX_PATH) must look past it.
 function(_kp_is_layout file out)
   set(_is FALSE)
   if(EXISTS "${file}" AND NOT IS_DIRECTORY "${file}")
@@ -89,10 +136,20 @@ foreach(_kp_try RANGE 3)
 endforeach()
 
 if(NOT KOKKOS_PYTHON_INCLUDE_DIR OR NOT KOKKOS_PYTHON_CORE_LIBRARY)
-  message(FATAL_ERROR
-    "kokkos-python: no Kokkos found. Install one (Debian: apt-get install "
-    "libtrilinos-kokkos-dev, or libkokkos-dev where offered) or point the "
-    "build at yours with Kokkos_ROOT=/path/to/kokkos/install.")
+  # Not cached as NOTFOUND: a later configure (after installing a Kokkos)
+  # searches again.
+  unset(KOKKOS_PYTHON_INCLUDE_DIR CACHE)
+  unset(KOKKOS_PYTHON_CORE_LIBRARY CACHE)
+  if(KokkosInstall_FIND_REQUIRED)
+    message(FATAL_ERROR
+      "kokkos-python: no Kokkos found. Any one of these gives the build one:\n"
+      "  - your own Kokkos (shared libraries): Kokkos_ROOT=/path/to/kokkos/install pip install .\n"
+      "  - the distribution's: apt-get install libtrilinos-kokkos-dev (Debian 12; libkokkos-dev where offered)\n"
+      "  - the package's own, built from a Kokkos source: pip install . -Ccmake.define.ENABLE_INTERNAL_KOKKOS=ON\n"
+      "    (docs/building.md, \"The package's own Kokkos\")\n"
+      "${KOKKOS_PYTHON_NO_INTERNAL_KOKKOS_REASON}")
+  endif()
+  return()
 endif()
 
 file(STRINGS "${KOKKOS_PYTHON_INCLUDE_DIR}/KokkosCore_config.h" _kp_ver REGEX "#define KOKKOS_VERSION ")
@@ -113,3 +170,4 @@ if(_kp_openmp)
   target_link_libraries(kokkos_python::kokkos INTERFACE OpenMP::OpenMP_CXX)
 endif()
 set(KOKKOS_PYTHON_KOKKOS_SOURCE "files: ${KOKKOS_PYTHON_INCLUDE_DIR}, ${KOKKOS_PYTHON_CORE_LIBRARY}")
+set(KokkosInstall_FOUND TRUE)

@@ -7,8 +7,15 @@
 # kokkos/share/kokkos_python/build.json (headers: kokkos/include/).
 
 # The Kokkos headers and library the core was built with, whichever way
-# FindKokkosInstall found them.
-if(KOKKOS_PYTHON_KOKKOS_SOURCE MATCHES "^CMake package")
+# FindKokkosInstall found them. The package's own Kokkos (InternalKokkos.cmake)
+# is read from its staged tree here; build.json and the CMake package name it
+# relative to the installed package (below), so the tree can move.
+set(_kp_lib_name "${CMAKE_SHARED_LIBRARY_PREFIX}kokkoscore${CMAKE_SHARED_LIBRARY_SUFFIX}")
+if(KOKKOS_PYTHON_INTERNAL_KOKKOS)
+  set(KP_CFG_KOKKOS_DIR "${KOKKOS_PYTHON_INTERNAL_KOKKOS_PREFIX}/lib/cmake/Kokkos")
+  set(KP_CFG_KOKKOS_INCLUDE_DIR "${KOKKOS_PYTHON_INTERNAL_KOKKOS_PREFIX}/include/kokkos")
+  set(KP_CFG_KOKKOS_LIBRARY "${KOKKOS_PYTHON_INTERNAL_KOKKOS_PREFIX}/lib/${_kp_lib_name}")
+elseif(KOKKOS_PYTHON_KOKKOS_SOURCE MATCHES "^CMake package")
   set(KP_CFG_KOKKOS_DIR "${Kokkos_DIR}")
   find_path(KP_CFG_KOKKOS_INCLUDE_DIR Kokkos_Core.hpp
     HINTS "${Kokkos_DIR}/../../../include" "${Kokkos_DIR}/../../include" "${Kokkos_DIR}/../include"
@@ -36,6 +43,27 @@ if(KP_CFG_KOKKOS_INCLUDE_DIR AND EXISTS "${KP_CFG_KOKKOS_INCLUDE_DIR}/KokkosCore
 endif()
 set(KP_CFG_KOKKOS_VERSION "${KOKKOS_PYTHON_KOKKOS_VERSION}")
 
+# Where the installed package finds that Kokkos: absolute paths for a Kokkos
+# installed elsewhere; for its own, paths from the package directory
+# (build.json, read by kokkos._paths) and from the CMake package's prefix.
+if(KOKKOS_PYTHON_INTERNAL_KOKKOS)
+  set(_kp_json_internal true)
+  set(_kp_json_dir "../lib/cmake/Kokkos")
+  set(_kp_json_include "../include/kokkos")
+  set(_kp_json_library "../lib/${_kp_lib_name}")
+  set(KP_CFG_CMAKE_KOKKOS_DIR "\${_kp_prefix}/../lib/cmake/Kokkos")
+  set(KP_CFG_CMAKE_KOKKOS_INCLUDE_DIR "\${_kp_prefix}/../include/kokkos")
+  set(KP_CFG_CMAKE_KOKKOS_LIBRARY "\${_kp_prefix}/../lib/${_kp_lib_name}")
+else()
+  set(_kp_json_internal false)
+  set(_kp_json_dir "${KP_CFG_KOKKOS_DIR}")
+  set(_kp_json_include "${KP_CFG_KOKKOS_INCLUDE_DIR}")
+  set(_kp_json_library "${KP_CFG_KOKKOS_LIBRARY}")
+  set(KP_CFG_CMAKE_KOKKOS_DIR "${KP_CFG_KOKKOS_DIR}")
+  set(KP_CFG_CMAKE_KOKKOS_INCLUDE_DIR "${KP_CFG_KOKKOS_INCLUDE_DIR}")
+  set(KP_CFG_CMAKE_KOKKOS_LIBRARY "${KP_CFG_KOKKOS_LIBRARY}")
+endif()
+
 set(_kp_cfg_out "${CMAKE_CURRENT_BINARY_DIR}/kokkos_python_package")
 configure_file(cmake/kokkos_pythonConfig.cmake.in "${_kp_cfg_out}/kokkos_pythonConfig.cmake" @ONLY)
 include(CMakePackageConfigHelpers)
@@ -50,9 +78,10 @@ file(WRITE "${_kp_cfg_out}/build.json"
 "{
   \"version\": \"${PROJECT_VERSION}\",
   \"kokkos_version\": \"${KP_CFG_KOKKOS_VERSION}\",
-  \"kokkos_dir\": \"${KP_CFG_KOKKOS_DIR}\",
-  \"kokkos_include_dir\": \"${KP_CFG_KOKKOS_INCLUDE_DIR}\",
-  \"kokkos_library\": \"${KP_CFG_KOKKOS_LIBRARY}\",
+  \"kokkos_internal\": ${_kp_json_internal},
+  \"kokkos_dir\": \"${_kp_json_dir}\",
+  \"kokkos_include_dir\": \"${_kp_json_include}\",
+  \"kokkos_library\": \"${_kp_json_library}\",
   \"kokkos_openmp\": ${_kp_cfg_json_omp},
   \"cxx_standard\": 17
 }

@@ -7,27 +7,77 @@
 #   site-packages/lib/libkokkoscore.so, libkokkoscontainers.so   (linked by name)
 #   site-packages/bin/nvcc_wrapper  (a Kokkos with CUDA)
 #
-# Nothing is copied: every header there is a one-line forwarding header that
-# includes the Kokkos header of the same name this package was built with,
-# by absolute path, and the libraries are GNU ld linker scripts naming the
-# real ones. Kokkos_Core.hpp's forwarding header also brings in this
-# package's pybind11 casters (kokkos_python/pybind11.hpp) when pybind11 is
-# there, so kernels written against Kokkos alone take kokkos.View and
+# With the package's own Kokkos (InternalKokkos.cmake) these are that Kokkos'
+# real files, with its CMake package in lib/cmake/Kokkos. With a Kokkos
+# installed elsewhere nothing is copied: every header there is a one-line
+# forwarding header that includes the Kokkos header of the same name this
+# package was built with, by absolute path, and the libraries are GNU ld
+# linker scripts naming the real ones. Either way Kokkos_Core.hpp there is
+# this package's: it includes Kokkos' own and then this package's pybind11
+# casters (kokkos_python/pybind11.hpp) when pybind11 is there, so kernels
+# written against Kokkos alone take kokkos.View and
 # kokkos.KokkosExecutionSpace_<Backend> objects through pybind11's
 # obj.cast<Kokkos::View<...>>() and obj.cast<Kokkos::Serial>().
 # docs/pykokkos.md says why this layout and not pybind11's type registry.
 #
 # Needs KP_CFG_KOKKOS_INCLUDE_DIR and KP_CFG_KOKKOS_LIBRARY (KokkosPythonPackage.cmake).
 
+set(_kp_layout "${CMAKE_CURRENT_BINARY_DIR}/pykokkos_layout")
+file(REMOVE_RECURSE "${_kp_layout}")
+
+# _kp_write_core_front(<file> <include>): the Kokkos_Core.hpp of the layout,
+# which includes <include> (Kokkos' own) and then, for code that uses
+# pybind11 and none of this package's headers, the casters. From
+# site-packages/include/kokkos/ the casters are in ../../kokkos/include/.
+function(_kp_write_core_front file real)
+  file(WRITE "${file}"
+"// Kokkos_Core.hpp (kokkos-python's pykokkos layout): Kokkos' own
+// Kokkos_Core.hpp, then, for code that uses pybind11, kokkos-python's
+// casters, so bound functions take kokkos.View objects as Kokkos::View and
+// kokkos.KokkosExecutionSpace_<Backend> objects as execution-space
+// instances. Code that includes kokkos_python's own headers gets what they
+// bring; define KOKKOS_PYTHON_NO_CASTERS to leave the casters out.
+#include \"${real}\"
+#if !defined(KOKKOS_PYTHON_NO_CASTERS) && !defined(KOKKOS_PYTHON_HPP)
+#if defined(PYBIND11_VERSION_MAJOR)
+#include \"../../kokkos/include/kokkos_python/pybind11.hpp\"
+#elif defined(__has_include)
+#if __has_include(<pybind11/pybind11.h>) && __has_include(<Python.h>)
+#include \"../../kokkos/include/kokkos_python/pybind11.hpp\"
+#endif
+#endif
+#endif
+")
+endfunction()
+
+# ---- the package's own Kokkos: its files ----
+if(KOKKOS_PYTHON_INTERNAL_KOKKOS)
+  set(_kp_own "${KOKKOS_PYTHON_INTERNAL_KOKKOS_PREFIX}")
+  # Kokkos' Kokkos_Core.hpp moves to include/kokkos/kokkos_python_core/.
+  install(DIRECTORY "${_kp_own}/include/kokkos/" DESTINATION include/kokkos PATTERN Kokkos_Core.hpp EXCLUDE)
+  install(FILES "${_kp_own}/include/kokkos/Kokkos_Core.hpp" DESTINATION include/kokkos/kokkos_python_core)
+  _kp_write_core_front("${_kp_layout}/include/kokkos/Kokkos_Core.hpp" "kokkos_python_core/Kokkos_Core.hpp")
+  install(FILES "${_kp_layout}/include/kokkos/Kokkos_Core.hpp" DESTINATION include/kokkos)
+  install(DIRECTORY "${_kp_own}/lib/" DESTINATION lib USE_SOURCE_PERMISSIONS)
+  if(IS_DIRECTORY "${_kp_own}/bin")
+    install(DIRECTORY "${_kp_own}/bin/" DESTINATION bin USE_SOURCE_PERMISSIONS)
+  endif()
+  # Marks the CMake package as this package's own, so that a later build of
+  # the package looks past it (FindKokkosInstall.cmake).
+  file(WRITE "${_kp_layout}/kokkos_python_internal.txt"
+       "This Kokkos came with pykokkos-base (the kokkos Python package) and is removed with it.\n"
+       "Other projects may build against it (find_package(Kokkos)); a build of pykokkos-base looks past it.\n")
+  install(FILES "${_kp_layout}/kokkos_python_internal.txt" DESTINATION lib/cmake/Kokkos)
+  message(STATUS "kokkos-python: pykokkos layout: the package's own Kokkos (include/kokkos, lib, bin)")
+  return()
+endif()
+
 if(NOT KP_CFG_KOKKOS_INCLUDE_DIR OR NOT EXISTS "${KP_CFG_KOKKOS_INCLUDE_DIR}/Kokkos_Core.hpp" OR NOT KP_CFG_KOKKOS_LIBRARY)
   message(STATUS "kokkos-python: no pykokkos layout (Kokkos' include directory or library not known)")
   return()
 endif()
 
-set(_kp_layout "${CMAKE_CURRENT_BINARY_DIR}/pykokkos_layout")
-file(REMOVE_RECURSE "${_kp_layout}")
-
-# ---- headers: one forwarding header per Kokkos header ----
+# ---- a Kokkos installed elsewhere: headers: one forwarding header per Kokkos header ----
 set(_kp_inc "${KP_CFG_KOKKOS_INCLUDE_DIR}")
 file(GLOB_RECURSE _kp_headers RELATIVE "${_kp_inc}" "${_kp_inc}/*")
 list(LENGTH _kp_headers _kp_count)
@@ -49,24 +99,7 @@ foreach(_h IN LISTS _kp_headers)
     "// Forwarding header (kokkos-python's pykokkos layout): Kokkos' own ${_h}.\n"
     "#include \"${_kp_inc}/${_h}\"\n")
 endforeach()
-# From site-packages/include/kokkos/ to site-packages/kokkos/include/.
-file(WRITE "${_kp_layout}/include/kokkos/Kokkos_Core.hpp"
-"// Forwarding header (kokkos-python's pykokkos layout): Kokkos' own
-// Kokkos_Core.hpp, then, for code that uses pybind11, kokkos-python's
-// casters, so bound functions take kokkos.View objects as Kokkos::View and
-// kokkos.KokkosExecutionSpace_<Backend> objects as execution-space
-// instances. Define KOKKOS_PYTHON_NO_CASTERS to leave them out.
-#include \"${_kp_inc}/Kokkos_Core.hpp\"
-#if !defined(KOKKOS_PYTHON_NO_CASTERS) && !defined(KOKKOS_PYTHON_PYBIND11_HPP)
-#if defined(PYBIND11_VERSION_MAJOR)
-#include \"../../kokkos/include/kokkos_python/pybind11.hpp\"
-#elif defined(__has_include)
-#if __has_include(<pybind11/pybind11.h>) && __has_include(<Python.h>)
-#include \"../../kokkos/include/kokkos_python/pybind11.hpp\"
-#endif
-#endif
-#endif
-")
+_kp_write_core_front("${_kp_layout}/include/kokkos/Kokkos_Core.hpp" "${_kp_inc}/Kokkos_Core.hpp")
 
 # ---- libraries: linker scripts under the names pykokkos links ----
 get_filename_component(_kp_libdir "${KP_CFG_KOKKOS_LIBRARY}" DIRECTORY)

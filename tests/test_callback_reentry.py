@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+import kokkos
 import kokkos.tools as kt
 from support import SCENARIO_LIMIT, SCENARIOS, TOOLS_VARIABLES, run_module, run_scenario, succeeded
 
@@ -74,7 +75,24 @@ def test_nested_callbacks_name_the_innermost():
     _run("nested_callbacks")
 
 
-@pytest.mark.parametrize("where", ["region", "cxx"])
+# Kokkos 3.x's OpenMP backend keeps its instance per thread: C++ code on a
+# thread other than the one that initialized Kokkos cannot make a View that
+# it initializes ("uninitialized execution space"), as in a C++ program.
+CXX_ON_OTHER_THREADS = kokkos.kokkos_version() >= (4, 0, 0) or "OpenMP" not in kokkos.enabled_backends()
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        "region",
+        pytest.param(
+            "cxx",
+            marks=pytest.mark.skipif(
+                not CXX_ON_OTHER_THREADS, reason="Kokkos 3.x OpenMP runs C++ Views on the initializing thread only"
+            ),
+        ),
+    ],
+)
 def test_finalize_in_another_thread_waits_for_a_callback(where):
     """cxx: the callback comes from C++ kernels run with the GIL held (not
     counted Kokkos work): finalize still waits for it, and for the kernels."""

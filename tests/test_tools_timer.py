@@ -30,6 +30,16 @@ def script_file(tmp_path, code):
     return path
 
 
+def host_high_water(report):
+    """The Host high-water mark of a timer report, in bytes (0.1 KiB rounding);
+    0 when nothing was allocated there (no line)."""
+    host = next((line for line in report.splitlines() if line.strip().startswith("Host ") and "<-" not in line), None)
+    if host is None:
+        return 0.0
+    value, unit = host.split()[1:3]
+    return float(value) * {"B": 1, "KiB": 1024, "MiB": 1024**2}[unit]
+
+
 def test_timer_reports_regions_kernels_copies_and_high_water_mark(cxx_events):
     proc = run_timer(script=SCENARIOS / "timer_profiled.py", args=("1000", cxx_events))
     assert proc.returncode == 0, proc.stderr
@@ -38,9 +48,12 @@ def test_timer_reports_regions_kernels_copies_and_high_water_mark(cxx_events):
     lines = {line.split()[0]: line.split() for line in report.splitlines() if line.startswith("  ")}
     assert lines["solve"][1] == "1" and lines["step"][1] == "3" and lines["temporaries"][1] == "1"
     # a, b (8000 B each) live; four 8000 B temporaries on top: 48000 B peak
-    # (plus s2, 4000 B, allocated after the temporaries were freed)
-    host = next(line for line in report.splitlines() if line.strip().startswith("Host ") and "<-" not in line)
-    assert host.split()[1:3] == ["46.9", "KiB"]  # 48000 B
+    # (plus s2, 4000 B, allocated after the temporaries were freed), over
+    # what Kokkos itself holds from initialize on (a host backend with
+    # threads, OpenMP, keeps their scratch memory: measured alone here)
+    peak = host_high_water(report)
+    baseline = host_high_water(run_timer(script=SCENARIOS / "timer_profiled.py", args=("initialize-only",)).stderr)
+    assert abs(peak - baseline - 48000) <= 2 * 0.05 * 1024, (peak, baseline)
     assert "Host <- Host" in report
     copies = next(line for line in report.splitlines() if "Host <- Host" in line).split()
     assert int(copies[3]) >= 3 and int(copies[4]) >= 3 * 8000

@@ -25,21 +25,34 @@ def get_cmake_dir() -> str:
     return os.path.join(_HERE, "share", "cmake", "kokkos_python")
 
 
+# build.json's paths: absolute for a Kokkos installed elsewhere, relative to
+# this directory for the package's own (its tree can move).
+_PATH_KEYS = ("kokkos_dir", "kokkos_include_dir", "kokkos_library")
+
+
 def build_config() -> dict:
     """Facts recorded when the package was built: its version and the Kokkos
     it uses (``kokkos_version``, ``kokkos_include_dir``, ``kokkos_library``,
-    ``kokkos_dir`` (its CMake package, may be empty), ``kokkos_openmp``)."""
+    ``kokkos_dir`` (its CMake package, may be empty), ``kokkos_openmp``,
+    ``kokkos_internal``: whether that Kokkos is the package's own, installed
+    beside it). Paths are absolute."""
     import json  # here, not at import: `import kokkos` stays quick
 
     path = os.path.join(_HERE, "share", "kokkos_python", "build.json")
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            cfg = json.load(f)
     except FileNotFoundError:
         raise RuntimeError(
             f"kokkos: {path} is missing; this copy of the package was not installed by its "
             "build (pip install .), so the Kokkos it uses is unknown"
         ) from None
+    for key in _PATH_KEYS:
+        value = cfg.get(key)
+        if value and not os.path.isabs(value):
+            cfg[key] = os.path.normpath(os.path.join(_HERE, value))
+    cfg.setdefault("kokkos_internal", False)
+    return cfg
 
 
 def get_kokkos_include() -> str:

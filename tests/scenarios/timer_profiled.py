@@ -3,9 +3,11 @@ kokkos.tools.timer`: regions (nested, and around a decorated function),
 Views allocated and freed, deep copies, and C++ kernels.
 
     python -m kokkos.tools.timer timer_profiled.py N CXX_EVENTS_LIBRARY
+    python -m kokkos.tools.timer timer_profiled.py initialize-only
 
 N: the extent of the Views; CXX_EVENTS_LIBRARY: tests/tools/cxx_events.cpp
-built, whose kp_test_cxx_events() runs the C++ kernels.
+built, whose kp_test_cxx_events() runs the C++ kernels. initialize-only:
+Kokkos' initialize alone (what Kokkos itself allocates).
 """
 
 import ctypes
@@ -14,6 +16,9 @@ import sys
 import kokkos
 import kokkos.tools as kt
 
+if sys.argv[1] == "initialize-only":
+    kokkos.initialize()
+    sys.exit(0)
 n = int(sys.argv[1])
 
 

@@ -39,8 +39,12 @@ static void kp_on_kokkos_finalize(void) {
  * initialized it first). Kokkos is one per process, and so is this flag. */
 static int kp_initialized_here = 0;
 
-/* 1 while Kokkos::initialize runs (with the GIL: only Python it runs, a
- * Tools callback, or a thread that callback let run, can see it). */
+/* 1 while Kokkos::initialize runs. Kokkos::initialize runs without the GIL:
+ * a host backend may raise Tools events on its own threads while it starts
+ * (Kokkos 3.x's OpenMP allocates each thread's scratch memory inside a
+ * parallel region), and their Python callbacks need the GIL while this
+ * thread waits for those threads. Another Python thread that runs meanwhile
+ * sees the flag (written and read with the GIL) and is refused. */
 static int kp_initializing = 0;
 
 /* -1 with RuntimeError when Kokkos is being initialized: the caller cannot
@@ -65,8 +69,11 @@ static int kp_refuse_while_initializing(const char *what) {
 static int kp_initialize_with(int argc, char **argv, const kp_init_settings *settings) {
   kp_error err;
   err.message[0] = 0;
+  kp_status s;
   kp_initializing = 1;
-  kp_status s = kp_bridge_initialize(argc, argv, settings, &err);
+  Py_BEGIN_ALLOW_THREADS
+  s = kp_bridge_initialize(argc, argv, settings, &err);
+  Py_END_ALLOW_THREADS
   kp_initializing = 0;
   if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.initialize()");
   kp_initialized_here = 1;
@@ -216,7 +223,13 @@ static PyObject *kp_py_finalize(PyObject *module, PyObject *unused) {
   if (kp_work_drain_before_finalize("kokkos.finalize()") < 0) return NULL;
   kp_error err;
   err.message[0] = 0;
-  kp_status s = kp_bridge_finalize(&err);
+  kp_status s;
+  /* Without the GIL, as initialize: the host backend's threads may raise
+   * Tools events (deallocations) while it stops. Other threads' work is
+   * refused from here (kp_work_drain_before_finalize). */
+  Py_BEGIN_ALLOW_THREADS
+  s = kp_bridge_finalize(&err);
+  Py_END_ALLOW_THREADS
   if (s != KP_OK) {
     kp_work_finalize_abandoned();
     kp_raise_bridge(s, &err, "kokkos.finalize()");

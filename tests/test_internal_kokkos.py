@@ -1,0 +1,524 @@
+"""The package's own Kokkos (cmake/InternalKokkos.cmake, cmake/KokkosSource.cmake).
+
+Built from each source route (a directory named by KOKKOS_PYTHON_KOKKOS_SOURCE,
+external/kokkos, a tarball, a download), refused with every way named when
+there is no source, installed inside the package's tree (real headers in
+include/kokkos, libraries in lib/ found through a relative run path, the
+CMake package, bin/nvcc_wrapper), still importing after the tree moves, used
+by C++ modules (flags and CMake) and pykokkos-style kernels as their one
+Kokkos, and shipped in a repaired binary wheel that a fresh virtual
+environment installs and runs.
+
+The Kokkos source is Kokkos 3.4.01 from the original package's sdist on PyPI
+(scripts/kokkos_source.sh), the one source a machine reaching only PyPI has.
+Each build here is a real Kokkos build (about 11 s on 2 cores).
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+CMAKE = shutil.which("cmake", path=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+NINJA = shutil.which("ninja", path=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+
+pytestmark = [
+    pytest.mark.skipif(CMAKE is None, reason="cmake not installed"),
+    pytest.mark.skipif(shutil.which("c++") is None and shutil.which("g++") is None, reason="no C++ compiler"),
+    pytest.mark.timeout(900),
+]
+
+
+def _env(**extra):
+    """The environment for a build: this interpreter's tools first, no Kokkos
+    named unless the test names one."""
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    for name in ("Kokkos_ROOT", "KOKKOS_ROOT", "KOKKOS_PYTHON_KOKKOS_SOURCE", "PYKOKKOS_BASE_SETUP_ARGS", "PYTHONPATH"):
+        env.pop(name, None)
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def _run(cmd, *, env=None, cwd=None, timeout=600):
+    return subprocess.run(
+        [str(c) for c in cmd], capture_output=True, text=True, env=env or _env(), cwd=cwd, timeout=timeout
+    )
+
+
+def _ok(proc):
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
+    return proc.stdout + proc.stderr
+
+
+def _failed(proc):
+    assert proc.returncode != 0, proc.stdout[-4000:]
+    return proc.stdout + proc.stderr
+
+
+def _flat(text):
+    """CMake wraps its messages; compare them with the lines joined."""
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="session")
+def kokkos_source():
+    """Kokkos 3.4.01's source tree (fetched from PyPI once, kept in build/)."""
+    proc = _run(["bash", ROOT / "scripts" / "kokkos_source.sh"], env=_env(PYTHON=sys.executable), timeout=300)
+    if proc.returncode != 0:
+        pytest.skip(f"no Kokkos source could be fetched from PyPI: {proc.stderr[-500:]}")
+    return Path(proc.stdout.split()[-1])
+
+
+@pytest.fixture(scope="session")
+def kokkos_tarball(kokkos_source, tmp_path_factory):
+    """The same source as a release tarball (kokkos-3.4.01/ inside)."""
+    out = tmp_path_factory.mktemp("tarball") / "kokkos-3.4.01.tar.gz"
+    with tarfile.open(out, "w:gz", compresslevel=1) as tar:
+        tar.add(kokkos_source, arcname="kokkos-3.4.01")
+    return out
+
+
+def _pip_install(target, build_dir, *extra, **env):
+    return _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-v",
+            "--disable-pip-version-check",
+            "--no-build-isolation",
+            "--no-deps",
+            f"-Cbuild-dir={build_dir}",
+            "--target",
+            target,
+            *extra,
+            ROOT,
+        ],
+        env=_env(**env),
+        timeout=900,
+    )
+
+
+@pytest.fixture(scope="session")
+def own_site(kokkos_source, tmp_path_factory):
+    """The package installed with its own Kokkos (pip install --target)."""
+    base = tmp_path_factory.mktemp("own")
+    out = _ok(
+        _pip_install(
+            base / "site",
+            base / "build",
+            "-Ccmake.define.ENABLE_INTERNAL_KOKKOS=ON",
+            KOKKOS_PYTHON_KOKKOS_SOURCE=kokkos_source,
+        )
+    )
+    return base / "site", base / "build", out
+
+
+def _python(site, code, **env):
+    """Runs code in a fresh interpreter that imports the package from site."""
+    return _run([sys.executable, "-c", code], env=_env(PYTHONPATH=site, **env), cwd=site.parent)
+
+
+# What a process has loaded: every Kokkos library and OpenMP runtime.
+LOADED = """
+import json
+loaded = sorted({line.split()[-1] for line in open('/proc/self/maps')
+                 if '.so' in line and ('kokkos' in line or 'gomp' in line)})
+print(json.dumps(loaded))
+"""
+
+
+def _loaded(out):
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _configure(source_dir, build_dir, *defines, **env):
+    """CMake's configure alone (it builds the package's own Kokkos)."""
+    gen = ["-G", "Ninja"] if NINJA else []
+    return _run(
+        [CMAKE, "-S", source_dir, "-B", build_dir, *gen, f"-DPython_EXECUTABLE={sys.executable}", *defines],
+        env=_env(**env),
+        timeout=900,
+    )
+
+
+# A configure that finds no Kokkos on this machine: the system prefixes (where
+# the distribution's Kokkos lives; / too, which PATH's /bin gives on a
+# merged-/usr system) are left out of every search.
+NO_SYSTEM_KOKKOS = "-DCMAKE_IGNORE_PREFIX_PATH=/usr;/usr/local;/"
+
+
+# ---- the installed tree --------------------------------------------------------------------------
+
+
+def test_own_kokkos_is_inside_the_package(own_site):
+    site, _, out = own_site
+    assert "the package's own Kokkos 3.4.1, from the source tree KOKKOS_PYTHON_KOKKOS_SOURCE names" in out
+    for rel in (
+        "include/kokkos/KokkosCore_config.h",
+        "include/kokkos/Kokkos_View.hpp",
+        "include/kokkos/kokkos_python_core/Kokkos_Core.hpp",
+        "lib/libkokkoscore.so",
+        "lib/libkokkoscontainers.so",
+        "lib/cmake/Kokkos/KokkosConfig.cmake",
+        "lib/cmake/Kokkos/kokkos_python_internal.txt",
+        "bin/nvcc_wrapper",
+    ):
+        assert (site / rel).is_file(), rel
+    assert (site / "lib" / "libkokkoscore.so").read_bytes()[:4] == b"\x7fELF"
+    # the real libraries, one file each: no versioned names, no links
+    assert not any(p.is_symlink() for p in (site / "lib").iterdir())
+    front = (site / "include" / "kokkos" / "Kokkos_Core.hpp").read_text()
+    assert '#include "kokkos_python_core/Kokkos_Core.hpp"' in front and "kokkos_python/pybind11.hpp" in front
+    # the module finds Kokkos relative to itself
+    if shutil.which("readelf"):
+        core = next((site / "kokkos").glob("_core*.so"))
+        dynamic = _ok(_run(["readelf", "-d", core]))
+        assert "[$ORIGIN/../lib]" in dynamic and str(site.parent) not in dynamic
+
+
+def test_own_kokkos_runs_with_openmp(own_site):
+    site, _, _ = own_site
+    out = _ok(
+        _python(
+            site,
+            "import kokkos, numpy as np\n"
+            "v = kokkos.array('x', [1 << 20], dtype=kokkos.double)\n"
+            "kokkos.deep_copy(v, 2.0)\n"
+            "assert np.asarray(v).sum() == 2.0 * (1 << 20)\n"
+            "cfg = kokkos.build_config()\n"
+            f"assert cfg['kokkos_internal'] and cfg['kokkos_library'].startswith({str(site)!r}), cfg\n"
+            "print(kokkos.enabled_backends())\n" + LOADED,
+        )
+    )
+    assert "'OpenMP'" in out.splitlines()[-2]
+    loaded = _loaded(out)
+    kokkos_libs = [p for p in loaded if "kokkoscore" in p]
+    assert kokkos_libs and all(p.startswith(str(site / "lib")) for p in kokkos_libs), loaded
+
+
+def test_cuda_is_left_out_without_a_gpu(own_site):
+    site, _, out = own_site
+    have_gpu = shutil.which("nvidia-smi") and _run(["nvidia-smi", "-L"]).returncode == 0
+    if have_gpu:
+        pytest.skip("this machine has a GPU")
+    if shutil.which("nvcc"):
+        assert "is here but no GPU is: Kokkos without CUDA" in _flat(out)
+    config = (site / "include" / "kokkos" / "KokkosCore_config.h").read_text()
+    assert "KOKKOS_ENABLE_CUDA" not in {line.split()[1] for line in config.splitlines() if line.startswith("#define ")}
+
+
+def test_second_install_does_not_rebuild_kokkos(own_site, kokkos_source, tmp_path):
+    site, build, _ = own_site
+    library = build / "kokkos-internal" / "install" / "lib" / "libkokkoscore.so"
+    before = library.stat().st_mtime_ns
+    out = _ok(
+        _pip_install(
+            tmp_path / "site",
+            build,
+            "-Ccmake.define.ENABLE_INTERNAL_KOKKOS=ON",
+            KOKKOS_PYTHON_KOKKOS_SOURCE=kokkos_source,
+        )
+    )
+    assert "the package's own Kokkos is built already" in out
+    assert "configuring Kokkos" not in out
+    assert library.stat().st_mtime_ns == before
+
+
+def test_moved_tree_still_imports(own_site, tmp_path):
+    site, _, _ = own_site
+    moved = tmp_path / "elsewhere" / "site-packages"
+    moved.parent.mkdir()
+    site.rename(moved)
+    try:
+        out = _ok(
+            _python(
+                moved,
+                "import kokkos\n"
+                "v = kokkos.array([5], dtype=kokkos.int32); v[4] = 7; assert v[4] == 7\n"
+                "from kokkos import _paths\n"
+                "print(_paths.get_kokkos_library()); print(' '.join(_paths.ldflags()))\n" + LOADED,
+            )
+        )
+        lines = out.strip().splitlines()
+        assert lines[0] == str(moved / "lib" / "libkokkoscore.so")
+        assert str(moved / "lib") in lines[1] and str(site) not in lines[1]
+        assert all(str(site) not in p for p in _loaded(out))
+    finally:
+        moved.rename(site)
+
+
+# ---- C++ modules and kernels against it ---------------------------------------------------------
+
+
+def test_seed_example_builds_against_it_with_cmake(own_site, tmp_path):
+    """examples/run.sh: the seed's C++ example module, found through
+    find_package(kokkos_python) (pybind11 and nanobind), then ex-numpy.py."""
+    pytest.importorskip("pybind11")
+    pytest.importorskip("nanobind")
+    site, _, _ = own_site
+    out = _ok(
+        _run(
+            ["bash", ROOT / "examples" / "run.sh", "-n", "3"],
+            env=_env(PYTHONPATH=site, PYTHON=sys.executable, BUILD_DIR=tmp_path / "examples"),
+            timeout=900,
+        )
+    )
+    assert out.count("Executing user bindings...") == 2
+    assert "Modify View" in out
+
+
+def test_cxx_module_by_flags_shares_the_one_kokkos(own_site, tmp_path):
+    """The seed's example module compiled with python -m kokkos's flags: it
+    links the package's Kokkos, and the process holds that one only."""
+    pybind11 = pytest.importorskip("pybind11")
+    site, _, _ = own_site
+
+    def flags(what):
+        return _ok(_run([sys.executable, "-m", "kokkos", what], env=_env(PYTHONPATH=site))).split()
+
+    ext = _ok(_python(site, "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")).strip()
+    module = tmp_path / f"ex_generate{ext}"
+    examples = ROOT / "examples"
+    _ok(
+        _run(
+            [
+                "g++",
+                *flags("--cxxflags"),
+                "-O1",
+                "-shared",
+                "-fPIC",
+                *flags("--includes"),
+                f"-I{pybind11.get_include()}",
+                f"-I{examples}",
+                examples / "ex-generate.cpp",
+                examples / "user.cpp",
+                "-o",
+                module,
+                *flags("--ldflags"),
+            ],
+            timeout=600,
+        )
+    )
+    out = _ok(
+        _python(
+            site,
+            f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+            "import kokkos, numpy as np, ex_generate\n"
+            "v = ex_generate.generate_view(4)\n"
+            "ex_generate.modify_view(v)\n"
+            "print(np.asarray(v.create_mirror_view()).tolist())\n" + LOADED,
+        )
+    )
+    assert [p for p in _loaded(out) if "kokkoscore" in p] == [str(site / "lib" / "libkokkoscore.so")]
+
+
+def test_pykokkos_style_kernels_against_it(own_site):
+    """tests/test_pykokkos.py's layout and kernel tests, with the package
+    from the tree: a kernel compiled as pykokkos compiles it (-isystem
+    include/kokkos, -fopenmp, linking lib/libkokkos*.so)."""
+    pytest.importorskip("pybind11")
+    site, _, _ = own_site
+    proc = _run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            str(ROOT / "tests" / "test_pykokkos.py"),
+            "-k",
+            "layout_is_installed or kernel_",
+        ],
+        env=_env(PYTHONPATH=site),
+        cwd=ROOT,
+        timeout=900,
+    )
+    out = _ok(proc)
+    assert " 4 passed" in out or "4 passed" in out, out[-2000:]
+
+
+# ---- where the source comes from ----------------------------------------------------------------
+
+
+def _source_copy(tmp_path):
+    """This project's files (git's, committed or not) in a directory of their own."""
+    files = _ok(_run(["git", "-C", ROOT, "ls-files", "--cached", "--others", "--exclude-standard"])).split("\n")
+    dest = tmp_path / "src"
+    for rel in filter(None, files):
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, target)
+    return dest
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_source_from_external_kokkos_with_options_passed_on(kokkos_source, tmp_path):
+    """external/kokkos, as the original kept it; a Kokkos option given on the
+    command line reaches Kokkos (OpenMP off: Serial alone)."""
+    src = _source_copy(tmp_path)
+    (src / "external").mkdir()
+    (src / "external" / "kokkos").symlink_to(kokkos_source)
+    build = tmp_path / "build"
+    out = _flat(_ok(_configure(src, build, "-DENABLE_INTERNAL_KOKKOS=ON", "-DKokkos_ENABLE_OPENMP=OFF")))
+    assert "the package's own Kokkos 3.4.1, from external/kokkos in the source tree" in out
+    assert "configuring Kokkos 3.4.1 (Serial)" in out
+    config = (build / "kokkos-internal" / "install" / "include" / "kokkos" / "KokkosCore_config.h").read_text()
+    defined = {line.split()[1] for line in config.splitlines() if line.startswith("#define ")}
+    assert "KOKKOS_ENABLE_SERIAL" in defined and "KOKKOS_ENABLE_OPENMP" not in defined
+
+
+def test_no_kokkos_found_builds_one_from_a_tarball(kokkos_tarball, tmp_path):
+    """With no Kokkos installed (the system prefix hidden) the build makes
+    its own, here from the tarball KOKKOS_PYTHON_KOKKOS_SOURCE names."""
+    build = tmp_path / "build"
+    out = _flat(_ok(_configure(ROOT, build, NO_SYSTEM_KOKKOS, KOKKOS_PYTHON_KOKKOS_SOURCE=kokkos_tarball)))
+    assert "no Kokkos found; building the package's own" in out
+    assert f"from the tarball KOKKOS_PYTHON_KOKKOS_SOURCE names, {kokkos_tarball}" in out
+    assert (build / "kokkos-internal" / "install" / "lib" / "cmake" / "Kokkos" / "KokkosConfig.cmake").is_file()
+
+
+def test_source_downloaded_and_checked(kokkos_tarball, tmp_path):
+    """The download route (a file:// URL stands in for the release's), its
+    SHA-256 checked; a wrong one is refused before anything is built."""
+    sha = hashlib.sha256(kokkos_tarball.read_bytes()).hexdigest()
+    url = kokkos_tarball.as_uri()
+    wrong = _flat(
+        _failed(
+            _configure(
+                ROOT,
+                tmp_path / "wrong",
+                "-DENABLE_INTERNAL_KOKKOS=ON",
+                f"-DKOKKOS_PYTHON_KOKKOS_URL={url}",
+                "-DKOKKOS_PYTHON_KOKKOS_SHA256=" + "0" * 64,
+            )
+        )
+    )
+    assert f"has SHA-256 {sha}, not the expected {'0' * 64}" in wrong
+    assert not (tmp_path / "wrong" / "kokkos-internal" / "build").exists()
+    out = _flat(
+        _ok(
+            _configure(
+                ROOT,
+                tmp_path / "build",
+                "-DENABLE_INTERNAL_KOKKOS=ON",
+                f"-DKOKKOS_PYTHON_KOKKOS_URL={url}",
+                f"-DKOKKOS_PYTHON_KOKKOS_SHA256={sha}",
+            )
+        )
+    )
+    assert f"from the release downloaded from {url}" in out
+
+
+@pytest.mark.parametrize(
+    "defines, why",
+    [
+        (["-DKOKKOS_PYTHON_KOKKOS_URL=file:///nonexistent/kokkos-4.6.01.tar.gz"], "downloading file:///nonexistent"),
+        (["-DKOKKOS_PYTHON_KOKKOS_DOWNLOAD=OFF"], "downloading is off (KOKKOS_PYTHON_KOKKOS_DOWNLOAD=OFF)"),
+    ],
+)
+def test_no_source_names_every_way(tmp_path, defines, why):
+    out = _flat(_failed(_configure(ROOT, tmp_path / "build", "-DENABLE_INTERNAL_KOKKOS=ON", *defines)))
+    assert why in out
+    for way in (
+        "put a Kokkos source tree in external/kokkos/",
+        "KOKKOS_PYTHON_KOKKOS_SOURCE=/path/to/kokkos pip install .",
+        "be online, so that",
+        "Kokkos_ROOT=/path/to/kokkos/install pip install .",
+        "apt-get install libtrilinos-kokkos-dev",
+    ):
+        assert way in out, way
+
+
+def test_setup_args_reach_the_build(tmp_path):
+    """PYKOKKOS_BASE_SETUP_ARGS, the original's way: its -D options count."""
+    args = "-DENABLE_INTERNAL_KOKKOS=ON -DKOKKOS_PYTHON_KOKKOS_DOWNLOAD=OFF"
+    out = _flat(_failed(_configure(ROOT, tmp_path / "build", PYKOKKOS_BASE_SETUP_ARGS=args)))
+    assert "downloading is off" in out
+
+
+@pytest.mark.parametrize(
+    "defines, env, reason",
+    [
+        (["-DENABLE_INTERNAL_KOKKOS=OFF"], {}, "ENABLE_INTERNAL_KOKKOS=OFF was given"),
+        ([], {"Kokkos_ROOT": "/nonexistent/kokkos"}, "Kokkos_ROOT=/nonexistent/kokkos was given"),
+    ],
+)
+def test_no_kokkos_and_no_own_build_is_an_error_naming_the_ways(tmp_path, defines, env, reason):
+    out = _flat(_failed(_configure(ROOT, tmp_path / "build", NO_SYSTEM_KOKKOS, *defines, **env)))
+    assert "no Kokkos found" in out and reason in out
+    assert "ENABLE_INTERNAL_KOKKOS=ON" in out and "Kokkos_ROOT=" in out and "libtrilinos-kokkos-dev" in out
+    assert not (tmp_path / "build" / "kokkos-internal").exists()
+
+
+# ---- the binary wheel ---------------------------------------------------------------------------
+
+# What a user does first with a freshly installed wheel: the seed example's
+# Python part, copies, mirrors, DLPack with NumPy, pickling.
+WHEEL_SCENARIO = """
+import pickle
+import numpy as np
+import kokkos
+
+kokkos.initialize()
+assert "OpenMP" in kokkos.enabled_backends(), kokkos.enabled_backends()
+view = kokkos.array("python_allocated_view", [10], dtype=kokkos.double, space=kokkos.DefaultHostMemorySpace)
+for i in range(view.shape[0]):
+    view[i] = i * (i % 2)
+arr = np.array(view, copy=False)
+assert arr.tolist() == [i * (i % 2) for i in range(10)]
+src = np.ones([4, 4], dtype=np.int32)
+dyn = kokkos.array(src, dtype=kokkos.int32, dynamic=True)
+assert np.asarray(dyn).sum() == 16
+copy = kokkos.array("copy", [10], dtype=kokkos.double)
+kokkos.deep_copy(copy, view)
+mirror = kokkos.create_mirror(copy, copy=True)
+assert np.array_equal(np.asarray(mirror), arr)
+assert np.from_dlpack(view).tolist() == arr.tolist()
+back = pickle.loads(pickle.dumps(view))
+assert np.asarray(back).tolist() == arr.tolist()
+kokkos.finalize()
+"""
+
+
+def test_wheel_installs_and_runs_with_no_other_kokkos(kokkos_source, tmp_path):
+    dist = tmp_path / "dist"
+    out = _ok(
+        _run(
+            ["bash", ROOT / "scripts" / "wheel.sh"],
+            env=_env(PYTHON=sys.executable, WHEEL_DIR=dist, KOKKOS_PYTHON_KOKKOS_SOURCE=kokkos_source),
+            timeout=900,
+        )
+    )
+    (wheel,) = dist.glob("*.whl")
+    assert "-manylinux_" in wheel.name, wheel.name
+    assert f"wheel: {wheel}" in out
+    # libgomp came inside; the Kokkos library needs no system OpenMP
+    import zipfile
+
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "lib/libkokkoscore.so" in names and "include/kokkos/KokkosCore_config.h" in names
+    assert any(n.startswith("pykokkos_base.libs/libgomp") for n in names), names
+
+    venv = tmp_path / "venv"
+    _ok(_run([sys.executable, "-m", "venv", venv]))
+    py = venv / "bin" / "python"
+    _ok(_run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", wheel], timeout=600))
+    out = _ok(_run([py, "-c", WHEEL_SCENARIO + LOADED], env=_env(LD_LIBRARY_PATH=""), cwd=tmp_path))
+    loaded = _loaded(out)
+    purelib = _ok(_run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['platlib'])"])).strip()
+    assert loaded and all(p.startswith(purelib) for p in loaded), loaded
+    assert any("libgomp-" in p for p in loaded), loaded
