@@ -2,9 +2,13 @@
 # gpu_suite.sh: the whole check on a machine with an NVIDIA GPU, in one run.
 #
 #   Kokkos_ROOT=/path/to/cuda/kokkos/install bash scripts/gpu_suite.sh [OUT [PART]]
+#   KOKKOS_PYTHON_KOKKOS_SOURCE=/path/to/kokkos-source-or-tarball bash scripts/gpu_suite.sh [OUT [PART]]
 #
 # Given a Kokkos built with CUDA (shared libraries), it builds the package
-# against it into OUT/site (building in OUT/build; OUT defaults to build/gpu-suite), then runs
+# against it into OUT/site (building in OUT/build; OUT defaults to build/gpu-suite);
+# given a Kokkos source instead, it builds the package with its own Kokkos
+# from that source (ENABLE_INTERNAL_KOKKOS=ON: CUDA comes on with the GPU,
+# CUDA 13's source changes are made in a copy). Then it runs
 #   1. the `cuda`-marked tests (device memory, CuPy, PyTorch, JAX, streams,
 #      C++ modules on the GPU, Kokkos Tools on the GPU),
 #   2. every other test of the suite,
@@ -27,7 +31,10 @@
 # a test failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-: "${Kokkos_ROOT:?set Kokkos_ROOT to a Kokkos install built with CUDA}"
+if [ -z "${Kokkos_ROOT:-}" ] && [ -z "${KOKKOS_PYTHON_KOKKOS_SOURCE:-}" ]; then
+  echo "gpu_suite: set Kokkos_ROOT to a Kokkos install built with CUDA, or KOKKOS_PYTHON_KOKKOS_SOURCE to a Kokkos source" >&2
+  exit 2
+fi
 py=${PYTHON:-python3}
 out=${1:-build/gpu-suite}
 part=${2:-all}
@@ -50,13 +57,20 @@ export PYTHONUNBUFFERED=1
 export XLA_PYTHON_CLIENT_PREALLOCATE=false
 
 start=$(date +%s)
-echo "gpu_suite: building against Kokkos_ROOT=$Kokkos_ROOT"
-if ! Kokkos_ROOT="$Kokkos_ROOT" "$py" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
+kokkos_choice=()
+if [ -n "${Kokkos_ROOT:-}" ]; then
+  echo "gpu_suite: building against Kokkos_ROOT=$Kokkos_ROOT"
+else
+  echo "gpu_suite: building with the package's own Kokkos from $KOKKOS_PYTHON_KOKKOS_SOURCE"
+  kokkos_choice=(-Ccmake.define.ENABLE_INTERNAL_KOKKOS=ON)
+fi
+if ! "$py" -m pip install -v --disable-pip-version-check --no-build-isolation --no-deps "${kokkos_choice[@]}" \
   -Cbuild-dir="$out/build" --target "$out/site" --upgrade . >"$out/build.log" 2>&1; then
   tail -n 60 "$out/build.log"
   echo "gpu_suite: the package did not build (log: $out/build.log)"
   exit 1
 fi
+grep -E "^ *-- kokkos-python:" "$out/build.log" | sed 's/^ *-- /gpu_suite: /' || true
 built=$(date +%s)
 export PYTHONPATH="$out/site${PYTHONPATH:+:$PYTHONPATH}"
 if ! "$py" -c 'import kokkos, sys; sys.exit(0 if kokkos.get_memory_space_available("CudaSpace") else 1)'; then
