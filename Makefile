@@ -1,8 +1,9 @@
 # make example: set up (Kokkos, .venv, build) and run the seed's example
 # make test:    set up with test dependencies and run the whole test suite
+# make wheel:   a binary wheel with the package's own Kokkos inside (dist/)
 # make bench:   run the benchmarks
 # make format:  clang-format the C and C++ files (CI checks them)
-.PHONY: setup example test bench format clean
+.PHONY: setup example test wheel bench format clean
 
 setup:
 	bash scripts/setup.sh
@@ -14,6 +15,9 @@ example:
 test:
 	bash scripts/setup.sh --test
 	.venv/bin/python -m pytest -q tests
+
+wheel:
+	bash scripts/wheel.sh
 
 bench:
 	bash scripts/setup.sh

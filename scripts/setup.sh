@@ -68,6 +68,13 @@ if [ "$want_test" = 1 ]; then
   fi
 fi
 
+# ---- a Kokkos source, for tests/test_internal_kokkos.py: Kokkos 3.4.01 from ----
+# ---- PyPI (scripts/kokkos_source.sh), fetched once into build/.              ----
+if [ "$want_test" = 1 ]; then
+  PYTHON=.venv/bin/python bash scripts/kokkos_source.sh >/dev/null ||
+    echo "setup: Kokkos' source could not be fetched from PyPI; the package's own Kokkos tests will skip"
+fi
+
 # ---- MPI, for tests/test_mpi.py (issue 8): Open MPI from the distribution, ----
 # ---- mpi4py from PyPI. Installed once; the MPI tests skip without them.    ----
 if [ "$want_test" = 1 ]; then

