@@ -258,6 +258,27 @@ def test_moved_tree_still_imports(own_site, tmp_path):
         moved.rename(site)
 
 
+def test_a_later_build_looks_past_the_installed_own_kokkos(own_site, tmp_path):
+    """pip removes the installed Kokkos with the package it came with, so a
+    rebuild of the package must not build against it (scikit-build-core puts
+    site-packages on CMAKE_PREFIX_PATH): it looks past it, and, finding no
+    other, makes its own again (here: stops, downloading being off)."""
+    site, _, _ = own_site
+    out = _flat(
+        _failed(
+            _configure(
+                ROOT,
+                tmp_path / "build",
+                NO_SYSTEM_KOKKOS,
+                f"-DCMAKE_PREFIX_PATH={site}",
+                "-DKOKKOS_PYTHON_KOKKOS_DOWNLOAD=OFF",
+            )
+        )
+    )
+    assert "is the Kokkos an earlier install of this package brought; looking past it" in out
+    assert "no Kokkos found; building the package's own" in out and "downloading is off" in out
+
+
 # ---- C++ modules and kernels against it ---------------------------------------------------------
 
 
