@@ -36,7 +36,9 @@ def recipes():
     """{section title: [(language, file name or None, text)]} of the recipe
     sections, in document order."""
     text = DOC.read_text(encoding="utf-8")
-    text = text[text.index("### The recipes") : text.index("## The auto-initialization rule")]
+    start = text.index("### The recipes")
+    end = text.find("\n## ", start)
+    text = text[start : end if end >= 0 else len(text)]
     found: dict[str, list[tuple[str, str | None, str]]] = {}
     for section in re.split(r"^### ", text, flags=re.M)[2:]:
         title, _, body = section.partition("\n")
