@@ -10,8 +10,10 @@ Kokkos (OpenMP), use its threads: NumPy copies on one thread.
 The C++ rows build bench/cxx/ (pybind11 and nanobind modules) with CMake
 first; without a compiler, pybind11 or nanobind they are left out.
 
-Run: .venv/bin/python bench/bench_calls.py [--markdown] [--quick]
-(--markdown prints the README's table; --quick runs fewer rounds.)
+Run: .venv/bin/python bench/bench_calls.py [--markdown] [--quick] [--callgrind] [--only TEXT]
+(--markdown prints the README's table; --quick runs fewer rounds; --callgrind
+counts instructions per call under valgrind instead (bench/instructions.py);
+--only runs the rows whose call contains TEXT.)
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pickle
 import sys
 from pathlib import Path
 
+import instructions
 import numpy as np
 from timing import compare
 
@@ -71,14 +74,20 @@ def rows(g, pyb, nb, large):
         ("kokkos.create_mirror_view(v, copy=True)", "np.asarray(a)"),
         ("kokkos.create_mirror_view_and_copy(kokkos.HostSpace, v)", "np.asarray(a)"),
         ("len(v); v.shape", "len(a); a.shape"),
-        ("np.array(v, copy=False)", "np.array(a, copy=False)"),
-        ("np.asarray(v)", "np.asarray(memoryview(a))"),
+        # NumPy takes a View, as any object that is not an ndarray, through
+        # the buffer protocol: the reference is the same for a memoryview
+        # (an ndarray itself would be returned as is, with no work done).
+        ("np.array(v, copy=False)", "np.array(mv, copy=False)"),
+        ("np.asarray(v)", "np.asarray(mv)"),
         ("pickle.loads(pickle.dumps(v, protocol=4))", "pickle.loads(pickle.dumps(a, protocol=4))"),
         ("pickle.loads(pickle.dumps(v, protocol=5))", "pickle.loads(pickle.dumps(a, protocol=5))"),
     ]
     if pyb is not None:
         r += [
             ("pyb.view_new(1000)  # pybind11", "pyb.array_new(1000)  # py::array_t"),
+            # the user's C++ Kokkos::View("bench", 1000) alone, made and dropped
+            # in C++: what view_new costs before any hand-over to Python
+            ("pyb.view_alloc_only(1000)  # C++ View alone", "pyb.array_new(1000)  # py::array_t"),
             ("nb.view_new(1000)  # nanobind", "nb.array_new(1000)  # nb::ndarray"),
         ]
     if large:
@@ -90,14 +99,8 @@ def rows(g, pyb, nb, large):
     return r
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--markdown", action="store_true", help="print the README's markdown table")
-    ap.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
-    ap.add_argument("--no-large", action="store_true", help="leave out the 80 MB and 4000^2 rows")
-    args = ap.parse_args()
-    rounds = 3 if args.quick else 7
-
+def setup(large):
+    """The globals the rows run in, the C++ modules (or None) and why not."""
     kokkos.initialize()
     pyb, nb, why = cxx_modules()
     a = np.zeros(1000)
@@ -112,7 +115,6 @@ def main():
         "mv": memoryview(a),
         "v": kokkos.View((1000,)),
     }
-    large = not args.no_large
     if large:
         # Every large array holds data: np.zeros' calloc'd pages are never
         # written, so reading them reads the one shared zero page from the
@@ -129,14 +131,39 @@ def main():
         )
         kokkos.deep_copy(g["big2"], 3.0)
         kokkos.deep_copy(g["right"], 3.0)
+    return g, pyb, nb, why
 
-    header = (
-        f"kokkos {kokkos.__version__}, Kokkos {'.'.join(map(str, kokkos.kokkos_version()))} "
-        f"{kokkos.enabled_backends()}, NumPy {np.__version__}, Python {sys.version.split()[0]}, "
-        f"{os.cpu_count()} cores, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '-')}"
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--markdown", action="store_true", help="print the README's markdown table")
+    ap.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
+    ap.add_argument("--no-large", action="store_true", help="leave out the 80 MB and 4000^2 rows")
+    ap.add_argument(
+        "--callgrind", action="store_true", help="count instructions per call under valgrind instead of timing"
     )
+    ap.add_argument("--only", default="", help="only the rows whose call contains this text")
+    ap.add_argument(instructions.CHILD_FLAG, action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    rounds = 3 if args.quick else 7
+    # Instructions say nothing of bandwidth, and a large row would take
+    # minutes under valgrind: the callgrind mode counts the small rows.
+    large = not (args.no_large or args.callgrind or args.callgrind_child)
+    if args.callgrind:
+        cxx_modules()  # build bench/cxx here, not under valgrind
+        rows_found = instructions.run(instructions.script_path(), ["--only", args.only] if args.only else [])
+        instructions.table(rows_found, header_line())
+        return
+
+    g, pyb, nb, why = setup(large)
+    pairs = [(o, r) for o, r in rows(g, pyb, nb, large) if args.only in o]
+    if args.callgrind_child:
+        instructions.child([(o.split("  #")[0], r.split("  #")[0]) for o, r in pairs], g)
+        return
+
+    header = header_line()
     results = []
-    for ours, ref in rows(g, pyb, nb, large):
+    for ours, ref in pairs:
         ratio, o, r = compare(ours.split("  #")[0], ref.split("  #")[0], g, rounds)
         results.append((ours, ref, o, r, ratio))
         if not args.markdown:
@@ -152,6 +179,14 @@ def main():
         print(header)
     if why:
         print(f"(C++ rows left out: {why})")
+
+
+def header_line():
+    return (
+        f"kokkos {kokkos.__version__}, Kokkos {'.'.join(map(str, kokkos.kokkos_version()))} "
+        f"{kokkos.enabled_backends()}, NumPy {np.__version__}, Python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} cores, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '-')}"
+    )
 
 
 if __name__ == "__main__":

@@ -197,13 +197,13 @@ def test_classes_by_name():
     name = type(v).__name__
     assert name == "KokkosView_float32_HostSpace_LayoutLeft_Atomic_2"
     assert getattr(kokkos, name) is type(v)
-    assert kokkos.KokkosDynRankView_int32_HostSpace_LayoutRight is type(
-        kokkos.array([1], dtype=kokkos.int32, dynamic=True)
-    )
-    assert (
-        kokkos.KokkosView_complex_float64_dtype_HostSpace_LayoutRight_1
-        is kokkos.KokkosView_complex128_HostSpace_LayoutRight_1
-    )
+    d = type(kokkos.array([1], dtype=kokkos.int32, dynamic=True))
+    assert kokkos.KokkosDynRankView_int32_HostSpace_LayoutRight is d
+    # the dtype's aliases name the class too, as they name the dtype
+    c = type(kokkos.array([1], dtype=kokkos.complex128))
+    assert kokkos.KokkosView_complex_float64_dtype_HostSpace_LayoutRight_1 is c
+    assert kokkos.KokkosView_complex128_HostSpace_LayoutRight_1 is c
+    assert kokkos.KokkosView_float_HostSpace_LayoutLeft_Atomic_2 is type(v)
     assert pickle.loads(pickle.dumps(type(v))) is type(v)
     for junk in (
         "KokkosView_float64_HostSpace_LayoutRight",
@@ -216,6 +216,25 @@ def test_classes_by_name():
         assert not hasattr(kokkos, junk), junk
     with pytest.raises(AttributeError, match="module 'kokkos' has no attribute 'KokkosView_x'"):
         kokkos.KokkosView_x  # noqa: B018
+
+
+def test_a_class_is_a_module_attribute_from_its_first_view(tmp_path):
+    """A class is made, and becomes kokkos.<its name>, with the first View of
+    its combination (or kokkos._core._view_class); the module has no
+    __getattr__, so that Python caches every kokkos.<name> lookup."""
+    code = (
+        "import kokkos\n"
+        "assert not hasattr(kokkos, '__getattr__')\n"
+        "assert not hasattr(kokkos, 'KokkosView_uint16_HostSpace_LayoutLeft_5')\n"
+        "v = kokkos.View((1, 2, 3, 4, 5), kokkos.uint16, layout=kokkos.LayoutLeft)\n"
+        "assert kokkos.KokkosView_uint16_HostSpace_LayoutLeft_5 is type(v)\n"
+        "assert kokkos.KokkosView_unsigned_short_HostSpace_LayoutLeft_5 is type(v)\n"
+        "c = kokkos._core._view_class(True, 'int8', 'HostSpace', 'LayoutLeft', 0, 0)\n"
+        "assert kokkos.KokkosDynRankView_int8_HostSpace_LayoutLeft is c\n"
+        "print('ok')\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr
 
 
 def test_view_class_lookup_rejects_bad_input():

@@ -730,6 +730,8 @@ extern "C" kp_status kp_bridge_deallocate(int space, const char *label, void *pt
   });
 }
 
+extern "C" int kp_bridge_tools_watching(void) noexcept { return Kokkos::Tools::profileLibraryLoaded() ? 1 : 0; }
+
 extern "C" kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *dst_label, int src_space,
                                           const void *src, const char *src_label, size_t bytes,
                                           kp_error *err) noexcept {

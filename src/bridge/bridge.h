@@ -161,6 +161,10 @@ int kp_bridge_default_host_execution_space(void) KP_NOEXCEPT;
 kp_status kp_bridge_allocate(int space, const char *label, size_t bytes, int zero, void **out,
                              kp_error *err) KP_NOEXCEPT;
 kp_status kp_bridge_deallocate(int space, const char *label, void *ptr, size_t bytes, kp_error *err) KP_NOEXCEPT;
+/* 1 when a Kokkos Tools library or callback is loaded (Kokkos::Tools::
+ * profileLibraryLoaded()): allocations must then go through Kokkos, which
+ * reports them. */
+int kp_bridge_tools_watching(void) KP_NOEXCEPT;
 
 /* Copies bytes between any two available spaces (fences before and after,
  * reports a labelled deep-copy event to Kokkos Tools). */

@@ -159,18 +159,20 @@ typedef struct kp_state {
   /* kokkos.pickling's _reduce_ex, imported by the first View.__reduce_ex__
    * (pickling.c); NULL until then. */
   PyObject *reducer;
+  PyObject *empty_str;                   /* "": the label of a View made without one */
   PyObject *kw[KP_KW_COUNT];             /* interned keyword names (args.c) */
   PyObject *dl[KP_DL_CONST_COUNT];       /* the exchange protocols' names and constants (import.c) */
   PyObject *enum_types[KP_FAMILY_COUNT]; /* the enumeration classes, once registered */
   kp_slots label_cache;                  /* default labels of kokkos.array (strong), by kind/dtype/rank/layout/space */
   PyObject *capi_labels[KP_CAPI_LABELS]; /* labels of Views handed over through the C API (strong; capi.c) */
   /* The per-combination View classes (view_class.c): a list of (class,
-   * name bytes) holding them, and a table of borrowed pointers indexed by
+   * name bytes, combination) holding them, and a table of borrowed pointers indexed by
    * the combination, allocated on first use. */
   PyObject *view_classes;
-  kp_slots view_class_table;     /* borrowed, indexed by combination */
-  PyType_Slot *view_class_slots; /* the classes' slots (view.c's kp_view_class_slots) */
-  PyObject *module;              /* borrowed: the module owning this state */
+  PyObject *view_class_namespace; /* the kokkos package's globals, where the classes are published; or NULL */
+  kp_slots view_class_table;      /* borrowed, indexed by combination */
+  PyType_Slot *view_class_slots;  /* the classes' slots (view.c's kp_view_class_slots) */
+  PyObject *module;               /* borrowed: the module owning this state */
 } kp_state;
 
 #endif /* KOKKOS_PYTHON_CORE_H */

@@ -199,6 +199,12 @@ static PyMethodDef kp_module_methods[] = {
      "_tables() -> dict: the core's tables of dtypes, memory spaces, layouts, execution spaces and memory traits."},
     {"_wrap", (PyCFunction)(void (*)(void))kp_py_wrap, METH_FASTCALL,
      "_wrap(obj, writable=False, label=None, dynamic=False): an Unmanaged View over obj's host memory."},
+    {"_publish_view_classes", kp_py_publish_view_classes, METH_O,
+     "_publish_view_classes(namespace): the View classes become attributes of the kokkos package (view_class.c)."},
+    {"_host_blocks_held", kp_py_host_blocks_held, METH_NOARGS,
+     "_host_blocks_held(): how many small host blocks are kept for reuse (host_blocks.c)."},
+    {"_host_blocks_release", kp_py_host_blocks_release, METH_NOARGS,
+     "_host_blocks_release(): gives the kept blocks back to Kokkos (host_blocks.c; for tests)."},
     {"_view_class", (PyCFunction)(void (*)(void))kp_py_view_class, METH_FASTCALL,
      "_view_class(dynamic, dtype, space, layout, traits, rank): a View class by combination (view_class.c)."},
     {"_view_from_bytes", (PyCFunction)(void (*)(void))kp_py_view_from_bytes, METH_FASTCALL,
@@ -251,6 +257,8 @@ static int kp_module_exec(PyObject *module) {
   if (kp_refuse_subinterpreter("kokkos._core") < 0) return -1;
   kp_state *st = (kp_state *)PyModule_GetState(module);
   if (kp_args_init(st) < 0 || kp_exchange_init(st) < 0) return -1;
+  st->empty_str = PyUnicode_FromStringAndSize("", 0);
+  if (!st->empty_str) return -1;
   st->allocation_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &kp_owner_spec, NULL);
   if (!st->allocation_type) return -1;
   st->module = module;
@@ -304,9 +312,11 @@ static int kp_module_traverse(PyObject *module, visitproc visit, void *arg) {
   Py_VISIT(st->layout_members);
   Py_VISIT(st->trait_enum);
   Py_VISIT(st->reducer);
+  Py_VISIT(st->empty_str);
   for (int f = 0; f < KP_FAMILY_COUNT; ++f) Py_VISIT(st->enum_types[f]);
   for (int i = 0; i < KP_DL_CONST_COUNT; ++i) Py_VISIT(st->dl[i]);
   Py_VISIT(st->view_classes);
+  Py_VISIT(st->view_class_namespace);
   return 0;
 }
 
@@ -323,6 +333,7 @@ static int kp_module_clear(PyObject *module) {
   Py_CLEAR(st->layout_members);
   Py_CLEAR(st->trait_enum);
   Py_CLEAR(st->reducer);
+  Py_CLEAR(st->empty_str);
   for (int f = 0; f < KP_FAMILY_COUNT; ++f) Py_CLEAR(st->enum_types[f]);
   for (int i = 0; i < KP_DL_CONST_COUNT; ++i) Py_CLEAR(st->dl[i]);
   kp_args_clear(st);
@@ -330,6 +341,7 @@ static int kp_module_clear(PyObject *module) {
   kp_capi_clear(st);
   kp_view_classes_free(st);
   Py_CLEAR(st->view_classes);
+  Py_CLEAR(st->view_class_namespace);
   return 0;
 }
 

@@ -51,7 +51,9 @@ static PyObject *shape_tuple(const kp_view *v, int bytes) {
   return t;
 }
 
-static PyObject *view_get_shape(kp_view *v, void *c) {
+/* A new kokkos.Shape of v's extents (a plain tuple before kokkos' Shape is
+ * registered). */
+static PyObject *view_make_shape(kp_view *v) {
   kp_state *st = kp_state_from_type(Py_TYPE(v));
   if (st && st->shape_type && PyType_Check(st->shape_type) &&
       PyType_IsSubtype((PyTypeObject *)st->shape_type, &PyTuple_Type) &&
@@ -77,6 +79,17 @@ static PyObject *view_get_shape(kp_view *v, void *c) {
   Py_DECREF(t);
   return s;
 }
+
+/* view.shape: made once and kept (a View's extents never change; NumPy
+ * makes a new tuple per call), once kokkos' Shape is registered. */
+static PyObject *view_get_shape(kp_view *v, void *c) {
+  if (v->shape_obj) return Py_NewRef(v->shape_obj);
+  PyObject *s = view_make_shape(v);
+  kp_state *st = kp_state_from_type(Py_TYPE(v));
+  if (s && st && st->shape_type) v->shape_obj = Py_NewRef(s);
+  return s;
+}
+
 static PyObject *view_get_strides(kp_view *v, void *c) { return shape_tuple(v, 1); }
 static PyObject *view_get_ndim(kp_view *v, void *c) { return PyLong_FromLong(v->rank); }
 static PyObject *view_get_size(kp_view *v, void *c) { return PyLong_FromSsize_t(kp_view_size(v)); }

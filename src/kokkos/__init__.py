@@ -190,13 +190,7 @@ del _enum_names
 # A module linked without `python -m kokkos --ldflags`: an ImportError that says so.
 _link_hint.install()
 
-
-def __getattr__(name):
-    """The original's View classes by name: kokkos.KokkosView_float64_HostSpace_LayoutRight_2,
-    kokkos.KokkosDynRankView_int32_HostSpace_LayoutRight (also what pickling a class looks up)."""
-    from .utility import _view_class_by_name
-
-    cls = _view_class_by_name(name)
-    if cls is None:
-        raise AttributeError(f"module 'kokkos' has no attribute {name!r}")
-    return cls
+# The per-combination View classes (kokkos.KokkosView_float64_HostSpace_LayoutRight_2, ...)
+# become module attributes when they are made, the first time a View of one exists. No module
+# __getattr__ makes them on demand: with one, Python never caches a kokkos.<name> lookup.
+_core._publish_view_classes(globals())

@@ -430,6 +430,3 @@ __all__ = [
 # (KokkosExecutionSpace_Serial, ..._OpenMP, ..._Cuda, ...); the stubs are
 # checked against CI's build, which has Serial only.
 KokkosExecutionSpace_Serial: type[ExecutionSpaceInstance]
-
-# The original's View classes by name (KokkosView_float64_HostSpace_LayoutRight_2, ...).
-def __getattr__(name: str) -> type[View]: ...

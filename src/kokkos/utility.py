@@ -142,39 +142,3 @@ unmanaged_array = _core.unmanaged_array
 create_mirror = _core.create_mirror
 create_mirror_view = _core.create_mirror_view
 create_mirror_view_and_copy = _core.create_mirror_view_and_copy
-
-
-# dtype names with underscores (complex_float32_dtype, long_long, ...), longest first
-_CLASS_DTYPES = {n: dtype[n].name for n in sorted(dtype.__members__, key=len, reverse=True) if "_" in n}
-
-
-def _view_class_by_name(name):
-    """The View class a name like KokkosView_float64_HostSpace_LayoutRight[_RandomAccess]_2 or
-    KokkosDynRankView_int32_HostSpace_LayoutRight names, or None."""
-    for prefix, dynamic in (("KokkosView_", False), ("KokkosDynRankView_", True)):  # noqa: B007 (used after the break)
-        if name.startswith(prefix):
-            break
-    else:
-        return None
-    rest = name[len(prefix) :]
-    for long_name, short in _CLASS_DTYPES.items():
-        if rest.startswith(long_name + "_"):
-            rest = short + rest[len(long_name) :]
-    parts = rest.split("_")
-    rank = 0
-    if not dynamic:
-        if not parts or not parts[-1].isdigit():
-            return None
-        rank = int(parts.pop())
-    if len(parts) < 3:
-        return None
-    dt, space, lay, *trait_names = parts
-    try:
-        traits = 0
-        for t in trait_names:
-            if t in _TRAIT_NAMES[:2]:  # Managed and Unmanaged name no class
-                return None
-            traits |= int(memory_trait[t])
-        return _core._view_class(dynamic, dt, space, lay, traits, rank)
-    except (KeyError, ValueError, TypeError, RuntimeError):
-        return None

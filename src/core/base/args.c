@@ -62,60 +62,55 @@ void kp_args_clear(kp_state *st) {
   for (int i = 0; i < KP_KW_COUNT; ++i) Py_CLEAR(st->kw[i]);
 }
 
-/* The one parser: parameters names[0..count) (interned str), the first
- * max_positional of which may be given positionally; keywords may name
- * parameters from first_keyword on. */
-static int parse(const char *where, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject *const *names,
-                 int count, int max_positional, int first_keyword, PyObject **out) {
-  for (int i = 0; i < count; ++i) out[i] = NULL;
-  if (nargs > max_positional) {
-    PyErr_Format(PyExc_TypeError, "%s: takes %d positional argument%s but %zd were given", where, max_positional,
-                 max_positional == 1 ? "" : "s", nargs);
+/* The slow part of the one parser: the keyword named key, matched by
+ * value (a name built at run time, not interned). The parameter's index,
+ * or -1 with TypeError. */
+static int keyword_by_value(kp_state *st, const kp_signature *sig, const kp_param *params, int count, PyObject *key) {
+  for (int i = sig->posonly; i < count; ++i) {
+    int eq = PyUnicode_Compare(key, st->kw[params[i].kw]);
+    if (eq == -1 && PyErr_Occurred()) return -1;
+    if (eq == 0) return i;
+  }
+  PyErr_Format(PyExc_TypeError, "%s: got an unexpected keyword argument '%U'", sig->name, key);
+  return -1;
+}
+
+/* The one parser: params[0..count) in signature order, the first
+ * sig->positional of which may be given positionally; keywords may name
+ * parameters from sig->posonly on. Each argument is written to its
+ * parameter's destination (NULL when not given). */
+int kp_args_parse(kp_state *st, const kp_signature *sig, const kp_param *params, int count, PyObject *const *args,
+                  Py_ssize_t nargs, PyObject *kwnames) {
+  if (nargs > sig->positional) {
+    PyErr_Format(PyExc_TypeError, "%s: takes %d positional argument%s but %zd were given", sig->name, sig->positional,
+                 sig->positional == 1 ? "" : "s", nargs);
     return -1;
   }
-  for (Py_ssize_t i = 0; i < nargs; ++i) out[i] = args[i];
+  for (int i = 0; i < count; ++i) *params[i].dest = i < nargs ? args[i] : NULL;
   Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nk; ++k) {
     PyObject *key = PyTuple_GET_ITEM(kwnames, k);
-    int found = -1;
     /* Keyword names at call sites are interned: compare pointers first. */
-    for (int i = first_keyword; i < count && found < 0; ++i)
-      if (key == names[i]) found = i;
-    for (int i = first_keyword; i < count && found < 0; ++i) {
-      int eq = PyUnicode_Compare(key, names[i]);
-      if (eq == -1 && PyErr_Occurred()) return -1;
-      if (eq == 0) found = i;
-    }
-    if (found < 0) {
-      PyErr_Format(PyExc_TypeError, "%s: got an unexpected keyword argument '%U'", where, key);
+    int found = -1;
+    for (int i = sig->posonly; i < count; ++i)
+      if (key == st->kw[params[i].kw]) {
+        found = i;
+        break;
+      }
+    if (found < 0 && (found = keyword_by_value(st, sig, params, count, key)) < 0) return -1;
+    if (*params[found].dest) {
+      PyErr_Format(PyExc_TypeError, "%s: got multiple values for argument '%s'", sig->name,
+                   kp_kw_names[params[found].kw]);
       return -1;
     }
-    if (out[found]) {
-      PyErr_Format(PyExc_TypeError, "%s: got multiple values for argument '%U'", where, names[found]);
-      return -1;
-    }
-    out[found] = args[nargs + k];
+    *params[found].dest = args[nargs + k];
   }
-  return 0;
-}
-
-int kp_args_parse(kp_state *st, const kp_signature *sig, const kp_param *params, int count, PyObject *const *args,
-                  Py_ssize_t nargs, PyObject *kwnames) {
-  if (!kwnames && nargs >= sig->required && nargs <= sig->positional) {
-    /* positional arguments only, all of them wanted: nothing to match */
-    for (int i = 0; i < count; ++i) *params[i].dest = i < nargs ? args[i] : NULL;
-    return 0;
-  }
-  PyObject *names[KP_ARGS_MAX], *out[KP_ARGS_MAX];
-  for (int i = 0; i < count; ++i) names[i] = st->kw[params[i].kw];
-  if (parse(sig->name, args, nargs, kwnames, names, count, sig->positional, sig->posonly, out) < 0) return -1;
-  for (int i = 0; i < sig->required; ++i) {
-    if (!out[i]) {
+  for (int i = (int)nargs; i < sig->required; ++i) {
+    if (!*params[i].dest) {
       PyErr_Format(PyExc_TypeError, "%s: missing required argument '%s'", sig->name, kp_kw_names[params[i].kw]);
       return -1;
     }
   }
-  for (int i = 0; i < count; ++i) *params[i].dest = out[i];
   return 0;
 }
 

@@ -32,10 +32,13 @@ int kp_view_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     return -1;
   }
   if ((flags & PyBUF_WRITABLE) && v->readonly) return buffer_error(v, "it is read-only");
-  int c = kp_view_is_c_contiguous(v), f = kp_view_is_f_contiguous(v);
+  /* A LayoutRight View's strides are C-contiguous; the others are checked,
+   * and the Fortran order only when a consumer asks for it. */
+  int c = v->layout == KP_LAYOUT_RIGHT || kp_view_is_c_contiguous(v);
   if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c) return buffer_error(v, "it is not C-contiguous");
-  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !f) return buffer_error(v, "it is not Fortran-contiguous");
-  if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c && !f)
+  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !kp_view_is_f_contiguous(v))
+    return buffer_error(v, "it is not Fortran-contiguous");
+  if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c && !kp_view_is_f_contiguous(v))
     return buffer_error(v, "it is not contiguous");
   if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c)
     return buffer_error(v, "it is not C-contiguous and the consumer did not ask for strides");

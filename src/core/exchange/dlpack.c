@@ -646,8 +646,11 @@ static kp_view *view_from_dlpack_call(kp_state *st, PyObject *obj, PyObject *lab
   int32_t dev_type = KP_DL_CPU;
   int space = KP_SPACE_HOST;
 
-  dev = PyObject_CallMethodNoArgs(obj, st->dl[KP_DL_STR_DLPACK_DEVICE]);
-  if (!dev) {
+  /* A NumPy array (the exact type, named so by NumPy's C code) is on the
+   * CPU: asking costs more than the rest of the import. */
+  if (strcmp(Py_TYPE(obj)->tp_name, "numpy.ndarray") == 0) {
+    /* the CPU, as set above */
+  } else if (!(dev = PyObject_CallMethodNoArgs(obj, st->dl[KP_DL_STR_DLPACK_DEVICE]))) {
     if (!PyErr_ExceptionMatches(PyExc_AttributeError)) goto done;
     PyErr_Clear(); /* a producer without __dlpack_device__: assume the CPU */
   } else {

@@ -70,7 +70,8 @@ typedef struct kp_owner {
   int interface_exported; /* its address went out through __array_interface__ (never released) */
   unsigned reach;         /* KP_REACH_* (0 for memory of the View's own space) */
   struct kp_host_registration *registration; /* host pages registered for a device space (reach.c) */
-  int queued; /* its zero fill may still be queued on Kokkos' default instance (device-only spaces) */
+  int queued;   /* its zero fill may still be queued on Kokkos' default instance (device-only spaces) */
+  int reusable; /* a small HostSpace block allocated while no Tools library watched: kept for reuse when freed */
   struct kp_owner *prev, *next;
   PyObject *weakreflist;
 } kp_owner;
@@ -100,6 +101,23 @@ void kp_owner_hold_registration(kp_owner *o, struct kp_host_registration *regist
  * running may use (this thread's own, or another's that the wait gave up
  * on) is marked released but left allocated. */
 void kp_owner_release_all(void);
+
+/* ---- small HostSpace blocks kept for reuse (host_blocks.c) ------------------------- */
+
+/* The largest block kept, in bytes. */
+#define KP_HOST_BLOCK_MAX ((size_t)16384)
+/* A kept block of exactly bytes (taken out of the cache), or NULL. */
+void *kp_host_block_take(size_t bytes);
+/* Keeps a HostSpace block of bytes for reuse: 1, or 0 when it is too large,
+ * the cache is full or disabled (the caller then gives it back to Kokkos). */
+int kp_host_block_keep(void *data, size_t bytes);
+/* Gives every kept block back to Kokkos (Kokkos must be alive). */
+void kp_host_blocks_release(void);
+/* How many blocks are kept now; _host_blocks_held() and _host_blocks_release()
+ * (while Kokkos is initialized) are the tests' handles. */
+int kp_host_blocks_held(void);
+PyObject *kp_py_host_blocks_held(PyObject *module, PyObject *unused);
+PyObject *kp_py_host_blocks_release(PyObject *module, PyObject *unused);
 
 /* Kokkos work in flight: a bridge call (a copy, fill, allocation, fence or
  * Tools call) made with the GIL released, until the GIL is back (and, for an
@@ -166,6 +184,9 @@ int kp_view_retype(struct kp_view *v);
  * down, so view_class.c refers to nothing above it); -1 with MemoryError. */
 int kp_view_classes_init(kp_state *st, PyType_Slot *slots);
 void kp_view_classes_free(kp_state *st);
+/* _publish_view_classes(namespace): the classes become attributes of the
+ * kokkos package (its globals), those made so far and every later one. */
+PyObject *kp_py_publish_view_classes(PyObject *module, PyObject *namespace);
 /* _view_class(dynamic, dtype, space, layout, traits, rank): the class (new reference). */
 PyObject *kp_py_view_class(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
@@ -184,9 +205,10 @@ typedef struct kp_view {
   Py_ssize_t shape[KP_MAX_RANK];
   Py_ssize_t strides[KP_MAX_RANK]; /* in elements, may be negative */
   Py_ssize_t byte_strides[KP_MAX_RANK];
-  PyObject *label;    /* str */
-  Py_ssize_t exports; /* live buffer exports of this object */
-  PyObject *cai;      /* __cuda_array_interface__, built once (NULL until then) */
+  PyObject *label;     /* str */
+  Py_ssize_t exports;  /* live buffer exports of this object */
+  PyObject *cai;       /* __cuda_array_interface__, built once (NULL until then) */
+  PyObject *shape_obj; /* view.shape, built once (NULL until then): the extents never change */
   PyObject *weakreflist;
 } kp_view;
 

@@ -30,6 +30,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <structmember.h>
@@ -61,8 +62,19 @@ static void registry_remove(kp_owner *o) {
   o->registered = 0;
 }
 
-/* Returns KP_OWNER_KOKKOS memory to Kokkos the way it was allocated. */
+/* Gives a Kokkos block back: kept for reuse when it may be (host_blocks.c),
+ * else to Kokkos the way it was allocated, the same label and size. */
+static kp_status owner_give_back(int space, const char *label, void *data, size_t bytes, int reusable) {
+  if (reusable && kp_host_block_keep(data, bytes)) return KP_OK;
+  kp_error err;
+  err.message[0] = 0;
+  return kp_bridge_deallocate(space, label, data, bytes, &err);
+}
+
+/* Returns KP_OWNER_KOKKOS memory to Kokkos the way it was allocated (or
+ * keeps a reusable block); err is set on failure. */
 static kp_status owner_deallocate(kp_owner *o, kp_error *err) {
+  if (o->reusable && kp_host_block_keep(o->data, o->bytes)) return KP_OK;
   const char *label = o->label ? PyUnicode_AsUTF8(o->label) : "";
   if (!label) {
     PyErr_Clear();
@@ -280,6 +292,8 @@ void kp_owner_release_all(void) {
     }
     owner_free_memory(o);
   }
+  /* the blocks kept for reuse, those just freed among them */
+  kp_host_blocks_release();
 }
 
 static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *data) {
@@ -302,6 +316,7 @@ static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *da
   o->reach = 0;
   o->registration = NULL;
   o->queued = 0;
+  o->reusable = 0;
   o->prev = o->next = NULL;
   o->weakreflist = NULL;
   /* tracked by the GC only where it references other objects: the callers */
@@ -314,9 +329,14 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
   void *p = NULL;
   kp_error err;
   err.message[0] = 0;
-  kp_status s;
+  kp_status s = KP_OK;
   int in_flight = 0;
-  if (space == KP_SPACE_HOST && bytes < ((size_t)1 << 16)) {
+  /* A small host block is kept for reuse when no Tools library watches
+   * allocations (host_blocks.c); while one does, each goes through Kokkos. */
+  int reusable = space == KP_SPACE_HOST && bytes <= KP_HOST_BLOCK_MAX && !kp_bridge_tools_watching();
+  if (reusable && (p = kp_host_block_take(bytes)) != NULL) {
+    if (zero) memset(p, 0, bytes);
+  } else if (space == KP_SPACE_HOST && bytes < ((size_t)1 << 16)) {
     /* small host allocations: taking the GIL back costs more than they do */
     s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
   } else {
@@ -342,9 +362,10 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
                  "callback of the allocation)",
                  clabel);
   } else if (!(o = owner_new(st, KP_OWNER_KOKKOS, space, p))) {
-    kp_bridge_deallocate(space, clabel, p, bytes, &err);
+    owner_give_back(space, clabel, p, bytes, reusable);
   } else {
     o->bytes = bytes;
+    o->reusable = reusable;
     o->queued = zero && space != KP_SPACE_HOST && !kp_bridge_space_host_accessible(space);
     o->label = Py_XNewRef(label);
     registry_add(o);

@@ -173,7 +173,8 @@ kp_view *kp_view_wrap_as(kp_state *st, PyTypeObject *type, kp_owner *owner, char
   v->exports = 0;
   v->weakreflist = NULL;
   v->cai = NULL;
-  v->label = label ? Py_NewRef(label) : PyUnicode_FromString("");
+  v->shape_obj = NULL;
+  v->label = Py_NewRef(label ? label : st->empty_str);
   Py_ssize_t size = 1;
   for (int r = 0; r < rank; ++r) {
     v->shape[r] = shape[r];
@@ -208,15 +209,12 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
   kp_contiguous_strides(spec->rank, spec->shape, spec->layout == KP_LAYOUT_LEFT ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT,
                         strides);
   PyTypeObject *type = spec->type ? spec->type : spec->dynamic ? st->dyn_rank_view_type : st->view_type;
-  kp_view *v = kp_view_wrap(st, type, owner, owner ? owner->data : NULL, spec->rank, spec->shape, strides, spec->dtype,
-                            spec->space, spec->traits & ~KP_TRAIT_UNMANAGED, 0, label);
+  /* Contiguous strides of extents whose bytes were checked: no span to
+   * check, and the layout is the one asked for (extents of 1 fit both
+   * orders). */
+  kp_view *v = kp_view_wrap_as(st, type, owner, owner ? owner->data : NULL, spec->rank, spec->shape, strides,
+                               spec->dtype, spec->space, spec->layout, spec->traits & ~KP_TRAIT_UNMANAGED, 0, label);
   Py_XDECREF(owner);
-  if (!v) return NULL;
-  /* extents of 1 make the strides fit both orders: keep the one asked for */
-  if (v->layout != spec->layout) {
-    v->layout = spec->layout;
-    if (kp_view_retype(v) < 0) Py_CLEAR(v);
-  }
   return v;
 }
 
@@ -450,12 +448,14 @@ int kp_view_traverse(kp_view *v, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(v));
   Py_VISIT(v->owner);
   Py_VISIT(v->cai);
+  Py_VISIT(v->shape_obj);
   return 0;
 }
 
 int kp_view_clear(kp_view *v) {
   Py_CLEAR(v->owner);
   Py_CLEAR(v->cai);
+  Py_CLEAR(v->shape_obj);
   return 0;
 }
 

@@ -13,7 +13,10 @@
  * LayoutRight_2'>" as with the original, which code written for it parses
  * (pykokkos reads the dtype from it). The classes add nothing to View or
  * DynRankView: isinstance(view, kokkos.View) holds and every method is
- * View's. They are made on first use and cached in the module state, in a
+ * View's. A class is a module attribute of the kokkos package from when it
+ * is made (kokkos.KokkosView_float64_HostSpace_LayoutRight_2), so the
+ * package needs no module __getattr__, which would keep Python from caching
+ * every kokkos.<name> lookup. They are made on first use and cached in the module state, in a
  * sparse table indexed by the combination (base/slots.c: blocks allocated
  * on first use), so finding one is two array loads and the first View costs
  * a few KiB, not the 120,960-slot table.
@@ -58,16 +61,44 @@ int kp_view_class_is_combination(kp_state *st, PyTypeObject *type) {
          (type->tp_flags & Py_TPFLAGS_IMMUTABLETYPE) && type->tp_basicsize == (Py_ssize_t)sizeof(kp_view);
 }
 
+/* Writes the class name of a combination, "KokkosView_float64_HostSpace_
+ * LayoutRight_2", with dtype_name standing for the dtype; the length. */
+static int class_name(char *out, size_t size, int dynamic, const char *dtype_name, int space, int layout,
+                      unsigned traits, int rank) {
+  int n = snprintf(out, size, "%s_%s_%s_%s", dynamic ? "KokkosDynRankView" : "KokkosView", dtype_name,
+                   kp_spaces[space].name, kp_layout_names[layout]);
+  for (int i = 0; i < KP_TRAIT_COUNT; ++i)
+    if (kp_traits[i].flag > KP_TRAIT_UNMANAGED && (traits & kp_traits[i].flag))
+      n += snprintf(out + n, size - (size_t)n, "_%s", kp_traits[i].name);
+  if (!dynamic) n += snprintf(out + n, size - (size_t)n, "_%d", rank);
+  return n;
+}
+
+/* Makes cls a module attribute of the kokkos package under its name and
+ * under the names the dtype's aliases give it (kokkos.KokkosView_double_
+ * HostSpace_LayoutRight_1 is kokkos.KokkosView_float64_HostSpace_LayoutRight_1):
+ * 0, or -1 with an exception. Nothing before the package hands its
+ * namespace over (kp_py_publish_view_classes). */
+static int publish_class(kp_state *st, PyObject *cls, int dynamic, int dtype, int space, int layout, unsigned traits,
+                         int rank) {
+  if (!st->view_class_namespace) return 0;
+  char name[256];
+  class_name(name, sizeof name, dynamic, kp_dtypes[dtype].name, space, layout, traits, rank);
+  if (PyDict_SetItemString(st->view_class_namespace, name, cls) < 0) return -1;
+  for (int a = 0; a < (int)(sizeof kp_dtypes[dtype].aliases / sizeof kp_dtypes[dtype].aliases[0]); ++a) {
+    const char *alias = kp_dtypes[dtype].aliases[a];
+    if (!alias) break;
+    class_name(name, sizeof name, dynamic, alias, space, layout, traits, rank);
+    if (PyDict_SetItemString(st->view_class_namespace, name, cls) < 0) return -1;
+  }
+  return 0;
+}
+
 /* New class for the combination, registered in st; NULL with an exception. */
 static PyTypeObject *make_class(kp_state *st, Py_ssize_t slot, int dynamic, int dtype, int space, int layout,
                                 unsigned traits, int rank) {
-  char name[256];
-  int n = snprintf(name, sizeof name, "kokkos.%s_%s_%s_%s", dynamic ? "KokkosDynRankView" : "KokkosView",
-                   kp_dtypes[dtype].name, kp_spaces[space].name, kp_layout_names[layout]);
-  for (int i = 0; i < KP_TRAIT_COUNT; ++i)
-    if (kp_traits[i].flag > KP_TRAIT_UNMANAGED && (traits & kp_traits[i].flag))
-      n += snprintf(name + n, sizeof name - (size_t)n, "_%s", kp_traits[i].name);
-  if (!dynamic) snprintf(name + n, sizeof name - (size_t)n, "_%d", rank);
+  char name[256] = "kokkos.";
+  class_name(name + 7, sizeof name - 7, dynamic, kp_dtypes[dtype].name, space, layout, traits, rank);
   /* The type may keep spec->name as its tp_name (Python 3.10): the bytes
    * object holding it lives in st->view_classes with the type. */
   PyObject *keep = PyBytes_FromString(name);
@@ -80,16 +111,14 @@ static PyTypeObject *make_class(kp_state *st, Py_ssize_t slot, int dynamic, int 
     Py_DECREF(keep);
     return NULL;
   }
-  PyObject *entry = PyTuple_Pack(2, cls, keep);
-  Py_DECREF(keep);
+  PyObject *entry = Py_BuildValue("(NNiiiiIi)", cls, keep, dynamic, dtype, space, layout, traits, rank);
   if (!entry || PyList_Append(st->view_classes, entry) < 0) {
     Py_XDECREF(entry);
-    Py_DECREF(cls);
     return NULL;
   }
-  Py_DECREF(entry);
-  Py_DECREF(cls); /* st->view_classes holds it; the table borrows */
+  Py_DECREF(entry); /* st->view_classes holds the class; the table borrows */
   if (kp_slots_set(&st->view_class_table, (size_t)slot, cls) < 0) return NULL;
+  if (publish_class(st, cls, dynamic, dtype, space, layout, traits, rank) < 0) return NULL;
   return (PyTypeObject *)cls;
 }
 
@@ -120,6 +149,27 @@ int kp_view_classes_init(kp_state *st, PyType_Slot *slots) {
 }
 
 void kp_view_classes_free(kp_state *st) { kp_slots_free(&st->view_class_table, NULL); }
+
+PyObject *kp_py_publish_view_classes(PyObject *module, PyObject *namespace) {
+  if (!PyDict_Check(namespace)) {
+    PyErr_Format(PyExc_TypeError, "kokkos._core._publish_view_classes() takes a dict, got %.100s",
+                 Py_TYPE(namespace)->tp_name);
+    return NULL;
+  }
+  kp_state *st = (kp_state *)PyModule_GetState(module);
+  Py_XSETREF(st->view_class_namespace, Py_NewRef(namespace));
+  /* the classes made before (their entries: class, name, combination) */
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(st->view_classes); ++i) {
+    PyObject *entry = PyList_GET_ITEM(st->view_classes, i);
+    int dynamic, dtype, space, layout, rank;
+    unsigned traits;
+    PyObject *cls, *name;
+    if (!PyArg_ParseTuple(entry, "OOiiiiIi", &cls, &name, &dynamic, &dtype, &space, &layout, &traits, &rank))
+      return NULL;
+    if (publish_class(st, cls, dynamic, dtype, space, layout, traits, rank) < 0) return NULL;
+  }
+  Py_RETURN_NONE;
+}
 
 PyObject *kp_py_view_class(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
   static const char *where = "kokkos._core._view_class()";
