@@ -39,13 +39,40 @@ static void kp_on_kokkos_finalize(void) {
  * initialized it first). Kokkos is one per process, and so is this flag. */
 static int kp_initialized_here = 0;
 
-/* 1 while Kokkos::initialize runs. Kokkos::initialize runs without the GIL:
- * a host backend may raise Tools events on its own threads while it starts
- * (Kokkos 3.x's OpenMP allocates each thread's scratch memory inside a
- * parallel region), and their Python callbacks need the GIL while this
- * thread waits for those threads. Another Python thread that runs meanwhile
- * sees the flag (written and read with the GIL) and is refused. */
+/* 1 while Kokkos::initialize runs. While a Kokkos Tools callback is set,
+ * Kokkos::initialize runs without the GIL: a host backend may raise Tools
+ * events on its own threads while it starts (Kokkos 3.x's OpenMP allocates
+ * each thread's scratch memory inside a parallel region), and a Python
+ * callback needs the GIL while this thread waits for those threads. Another
+ * Python thread that runs meanwhile sees the flag (written and read with
+ * the GIL) and is refused. With no callback set nothing of Python runs in
+ * it, and it keeps the GIL. */
 static int kp_initializing = 0;
+
+/* Runs Kokkos' initialize or finalize (call), without the GIL while a Tools
+ * callback is set (above). */
+static kp_status kp_run_lifecycle(kp_status (*call)(void *), void *arg) {
+  if (!kp_bridge_tools_watching()) return call(arg);
+  kp_status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = call(arg);
+  Py_END_ALLOW_THREADS
+  return s;
+}
+
+typedef struct kp_initialize_args {
+  int argc;
+  char **argv;
+  const kp_init_settings *settings;
+  kp_error *err;
+} kp_initialize_args;
+
+static kp_status kp_call_initialize(void *arg) {
+  kp_initialize_args *a = (kp_initialize_args *)arg;
+  return kp_bridge_initialize(a->argc, a->argv, a->settings, a->err);
+}
+
+static kp_status kp_call_finalize(void *err) { return kp_bridge_finalize((kp_error *)err); }
 
 /* -1 with RuntimeError when Kokkos is being initialized: the caller cannot
  * use, initialize or finalize it before Kokkos::initialize returns. what:
@@ -71,9 +98,8 @@ static int kp_initialize_with(int argc, char **argv, const kp_init_settings *set
   err.message[0] = 0;
   kp_status s;
   kp_initializing = 1;
-  Py_BEGIN_ALLOW_THREADS
-  s = kp_bridge_initialize(argc, argv, settings, &err);
-  Py_END_ALLOW_THREADS
+  kp_initialize_args args = {argc, argv, settings, &err};
+  s = kp_run_lifecycle(kp_call_initialize, &args);
   kp_initializing = 0;
   if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.initialize()");
   kp_initialized_here = 1;
@@ -224,12 +250,10 @@ static PyObject *kp_py_finalize(PyObject *module, PyObject *unused) {
   kp_error err;
   err.message[0] = 0;
   kp_status s;
-  /* Without the GIL, as initialize: the host backend's threads may raise
-   * Tools events (deallocations) while it stops. Other threads' work is
-   * refused from here (kp_work_drain_before_finalize). */
-  Py_BEGIN_ALLOW_THREADS
-  s = kp_bridge_finalize(&err);
-  Py_END_ALLOW_THREADS
+  /* Without the GIL while a Tools callback is set, as initialize: the host
+   * backend's threads may raise Tools events (deallocations) while it stops.
+   * Other threads' work is refused from here (kp_work_drain_before_finalize). */
+  s = kp_run_lifecycle(kp_call_finalize, &err);
   if (s != KP_OK) {
     kp_work_finalize_abandoned();
     kp_raise_bridge(s, &err, "kokkos.finalize()");
