@@ -237,6 +237,12 @@ def test_a_class_is_a_module_attribute_from_its_first_view(tmp_path):
     assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr
 
 
+def test_publishing_the_classes_takes_a_dict():
+    with pytest.raises(TypeError, match=r"_publish_view_classes\(\) takes a dict, got list"):
+        kokkos._core._publish_view_classes([])
+    assert kokkos.KokkosView_float64_HostSpace_LayoutRight_1 is type(kokkos.View((1,)))  # still published
+
+
 def test_view_class_lookup_rejects_bad_input():
     view_class = kokkos._core._view_class
     assert (

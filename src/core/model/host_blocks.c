@@ -76,8 +76,6 @@ void kp_host_blocks_release(void) {
   }
 }
 
-int kp_host_blocks_held(void) { return kp_host_block_count; }
-
 PyObject *kp_py_host_blocks_held(PyObject *module, PyObject *unused) { return PyLong_FromLong(kp_host_block_count); }
 
 PyObject *kp_py_host_blocks_release(PyObject *module, PyObject *unused) {

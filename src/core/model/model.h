@@ -113,9 +113,8 @@ void *kp_host_block_take(size_t bytes);
 int kp_host_block_keep(void *data, size_t bytes);
 /* Gives every kept block back to Kokkos (Kokkos must be alive). */
 void kp_host_blocks_release(void);
-/* How many blocks are kept now; _host_blocks_held() and _host_blocks_release()
- * (while Kokkos is initialized) are the tests' handles. */
-int kp_host_blocks_held(void);
+/* _host_blocks_held() (how many blocks are kept) and _host_blocks_release()
+ * (while Kokkos is initialized): the tests' handles. */
 PyObject *kp_py_host_blocks_held(PyObject *module, PyObject *unused);
 PyObject *kp_py_host_blocks_release(PyObject *module, PyObject *unused);
 

@@ -64,23 +64,19 @@ static void registry_remove(kp_owner *o) {
 
 /* Gives a Kokkos block back: kept for reuse when it may be (host_blocks.c),
  * else to Kokkos the way it was allocated, the same label and size. */
-static kp_status owner_give_back(int space, const char *label, void *data, size_t bytes, int reusable) {
+static kp_status owner_give_back(int space, const char *label, void *data, size_t bytes, int reusable, kp_error *err) {
   if (reusable && kp_host_block_keep(data, bytes)) return KP_OK;
-  kp_error err;
-  err.message[0] = 0;
-  return kp_bridge_deallocate(space, label, data, bytes, &err);
+  return kp_bridge_deallocate(space, label, data, bytes, err);
 }
 
-/* Returns KP_OWNER_KOKKOS memory to Kokkos the way it was allocated (or
- * keeps a reusable block); err is set on failure. */
+/* Returns KP_OWNER_KOKKOS memory (owner_give_back); err is set on failure. */
 static kp_status owner_deallocate(kp_owner *o, kp_error *err) {
-  if (o->reusable && kp_host_block_keep(o->data, o->bytes)) return KP_OK;
   const char *label = o->label ? PyUnicode_AsUTF8(o->label) : "";
   if (!label) {
     PyErr_Clear();
     label = "";
   }
-  return kp_bridge_deallocate(o->space, label, o->data, o->bytes, err);
+  return owner_give_back(o->space, label, o->data, o->bytes, o->reusable, err);
 }
 
 /* Gives back the host pages registered for o (reach.c), if any. */
@@ -362,7 +358,7 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
                  "callback of the allocation)",
                  clabel);
   } else if (!(o = owner_new(st, KP_OWNER_KOKKOS, space, p))) {
-    owner_give_back(space, clabel, p, bytes, reusable);
+    owner_give_back(space, clabel, p, bytes, reusable, &err);
   } else {
     o->bytes = bytes;
     o->reusable = reusable;
