@@ -184,6 +184,24 @@ if(_kp_cuda)
       endif()
     endforeach()
   endif()
+  get_filename_component(_kp_nvcc_dir "${KOKKOS_PYTHON_NVCC}" DIRECTORY)
+  # Kokkos 4 calls the CUDA driver (libcuda) itself. Linked without it (a
+  # toolkit with no lib64/stubs, on a machine with no driver), its library
+  # builds but cannot load anywhere ("undefined symbol: cuStreamGetCtx").
+  if(NOT _kp_MAJOR LESS 4)
+    file(REAL_PATH "${KOKKOS_PYTHON_NVCC}" _kp_cuda_home)
+    get_filename_component(_kp_cuda_home "${_kp_cuda_home}" DIRECTORY)
+    get_filename_component(_kp_cuda_home "${_kp_cuda_home}" DIRECTORY)
+    find_library(KOKKOS_PYTHON_CUDA_DRIVER cuda HINTS "${_kp_cuda_home}" ENV CUDA_HOME ENV CUDA_PATH /usr/local/cuda
+                 PATH_SUFFIXES lib64/stubs lib/stubs targets/x86_64-linux/lib/stubs targets/sbsa-linux/lib/stubs lib64 lib)
+    if(NOT KOKKOS_PYTHON_CUDA_DRIVER)
+      message(FATAL_ERROR
+              "kokkos-python: Kokkos ${_kp_src_version} with CUDA links the CUDA driver library (libcuda.so), and none "
+              "was found: neither the NVIDIA driver's nor the CUDA toolkit's stub (lib64/stubs/libcuda.so). "
+              "Install the toolkit's stubs (or the driver), set CUDA_HOME to a full toolkit, or build without "
+              "CUDA (-DKokkos_ENABLE_CUDA=OFF).")
+    endif()
+  endif()
   if(_kp_MAJOR LESS 4)
     _kp_given_is(Kokkos_ENABLE_CUDA_LAMBDA _kp_has)
     if(NOT _kp_has)
@@ -215,7 +233,6 @@ if(_kp_cuda)
   if(NOT CMAKE_CXX_COMPILER MATCHES "nvcc_wrapper")
     set(_kp_kokkos_cxx "${_kp_src}/bin/nvcc_wrapper")
   endif()
-  get_filename_component(_kp_nvcc_dir "${KOKKOS_PYTHON_NVCC}" DIRECTORY)
   set(_kp_env "NVCC_WRAPPER_DEFAULT_COMPILER=${CMAKE_CXX_COMPILER}" "PATH=${_kp_nvcc_dir}:$ENV{PATH}")
 endif()
 

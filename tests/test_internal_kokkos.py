@@ -17,6 +17,7 @@ Each build here is a real Kokkos build (about 11 s on 2 cores).
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -216,6 +217,46 @@ def test_cuda_is_left_out_without_a_gpu(own_site):
         assert "is here but no GPU is: Kokkos without CUDA" in _flat(out)
     config = (site / "include" / "kokkos" / "KokkosCore_config.h").read_text()
     assert "KOKKOS_ENABLE_CUDA" not in {line.split()[1] for line in config.splitlines() if line.startswith("#define ")}
+
+
+def _cuda_driver_library():
+    """libcuda.so where Kokkos' CMake would find it (driver or toolkit stub)."""
+    for d in ("/usr/local/cuda/lib64/stubs", "/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib64"):
+        if os.path.exists(os.path.join(d, "libcuda.so")):
+            return d
+    return None
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
+def test_cuda_without_the_driver_library_is_refused(kokkos_source, tmp_path):
+    """Kokkos 4 with CUDA needs libcuda to link, or its library never loads
+    ("undefined symbol: cuStreamGetCtx"): a machine with nvcc and neither the
+    driver nor the toolkit's stub is told so before Kokkos is built. The check
+    comes before Kokkos' own configure, so Kokkos 3.4.01's source, its version
+    lines set to 4.6.1, stands for a Kokkos 4 source here."""
+    if _cuda_driver_library():
+        pytest.skip("this machine has libcuda.so")
+    source = tmp_path / "kokkos-4"
+    shutil.copytree(kokkos_source, source, symlinks=True)
+    cml = source / "CMakeLists.txt"
+    text = cml.read_text()
+    for part, number in (("MAJOR", 4), ("MINOR", 6), ("PATCH", 1)):
+        text = re.sub(rf"(Kokkos_VERSION_{part}) +[0-9]+", rf"\1 {number}", text)
+    cml.write_text(text)
+    out = _flat(
+        _failed(
+            _configure(
+                ROOT,
+                tmp_path / "build",
+                "-DENABLE_INTERNAL_KOKKOS=ON",
+                "-DKokkos_ENABLE_CUDA=ON",
+                KOKKOS_PYTHON_KOKKOS_SOURCE=source,
+            )
+        )
+    )
+    assert "the package's own Kokkos 4.6.1" in out
+    assert "links the CUDA driver library (libcuda.so), and none was found" in out
+    assert "configuring Kokkos" not in out
 
 
 def test_second_install_does_not_rebuild_kokkos(own_site, kokkos_source, tmp_path):
