@@ -192,6 +192,31 @@ def test_the_link_hint_finder_finds_what_pathfinder_finds():
     assert isinstance(spec.loader, hint._LinkHintLoader)
 
 
+@pytest.mark.parametrize(
+    "loader_said, cause",
+    [
+        # as glibc's loader words them (the second seen with a Kokkos 4.6 CUDA build linked without libcuda)
+        ("libcuda.so.1: cannot open shared object file: No such file or directory", "has no NVIDIA driver"),
+        ("/x/lib/libkokkoscore.so: undefined symbol: cuStreamGetCtx", "linked without the CUDA driver library"),
+        ("libcudart.so.13: cannot open shared object file: No such file or directory", "LD_LIBRARY_PATH"),
+        ("libkokkoscore.so.3.4: cannot open shared object file: No such file or directory", "is gone or moved"),
+    ],
+)
+def test_a_core_that_cannot_load_is_explained(loader_said, cause):
+    from kokkos._load_hint import explain
+
+    why = explain(ImportError(loader_said))
+    assert why.startswith("kokkos: the core module could not load: ") and cause in why
+    assert why.endswith(f"The loader said: {loader_said}")
+
+
+def test_other_import_errors_of_the_core_stand_as_they_are():
+    from kokkos._load_hint import explain
+
+    assert explain(ImportError("No module named 'kokkos._core'")) is None
+    assert explain(ImportError("/x/_core.so: undefined symbol: _ZN6Kokkos10initializeEv")) is None
+
+
 def gpu_suite(part, **kwargs):
     """scripts/gpu_suite.sh with PART, started (a Popen; the keyword
     arguments go to it)."""

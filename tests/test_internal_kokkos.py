@@ -299,6 +299,18 @@ def test_moved_tree_still_imports(own_site, tmp_path):
         moved.rename(site)
 
 
+def test_tree_without_its_kokkos_library_says_so(own_site, tmp_path):
+    """A copy of the tree whose lib/ lost libkokkoscore.so: the import names
+    the missing Kokkos library and what to do, not the loader's words alone."""
+    site, _, _ = own_site
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy, symlinks=True)
+    (copy / "lib" / "libkokkoscore.so").unlink()
+    out = _flat(_failed(_python(copy, "import kokkos")))
+    assert "ImportError: kokkos: the core module could not load: the Kokkos library it was built against" in out
+    assert "libkokkoscore.so: cannot open shared object file" in out
+
+
 def test_a_later_build_looks_past_the_installed_own_kokkos(own_site, tmp_path):
     """pip removes the installed Kokkos with the package it came with, so a
     rebuild of the package must not build against it (scikit-build-core puts

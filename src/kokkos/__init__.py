@@ -5,8 +5,17 @@ NumPy and other array libraries; pass them to and from C++ Kokkos code.
 The API is that of pykokkos-base: code written for it runs unchanged.
 """
 
-from . import _core, _execution, _link_hint
+try:
+    from . import _core
+except ImportError as _exc:  # a library the core links is missing here: say which, and what to do
+    from ._load_hint import explain as _explain
+
+    _why = _explain(_exc)
+    if _why is None:
+        raise
+    raise ImportError(_why, name=__name__) from _exc
 from . import _core as libpykokkos  # the original package's module name
+from . import _execution, _link_hint
 from ._execution import ExecutionSpaceInstance
 from ._paths import (  # for C and C++ modules (python -m kokkos; docs/cxx.md)
     build_config,
