@@ -279,6 +279,15 @@ list(APPEND _kp_args
      -DCMAKE_INSTALL_LIBDIR=lib
      -DCMAKE_INSTALL_BINDIR=bin
      "-DCMAKE_INSTALL_RPATH=\$ORIGIN")
+# A compiler that links its C++ runtime statically (found on a GPU machine:
+# GCC 13 in /opt/gcc, under nvcc_wrapper) puts a copy of libstdc++ into each
+# Kokkos library. Exported, that copy's locale and facet symbols are merged
+# with those of the libstdc++.so a module loaded before (NumPy, CuPy), and
+# Kokkos::initialize crashed writing a number to a stream. Symbols from
+# static archives stay inside the library that holds them.
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  list(APPEND _kp_args "-DCMAKE_SHARED_LINKER_FLAGS_INIT=-Wl,--exclude-libs,ALL")
+endif()
 if(CMAKE_MAKE_PROGRAM)
   list(APPEND _kp_args "-DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}")
 endif()

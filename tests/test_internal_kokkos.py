@@ -259,6 +259,41 @@ def test_cuda_without_the_driver_library_is_refused(kokkos_source, tmp_path):
     assert "configuring Kokkos" not in out
 
 
+def _std_exports(library):
+    """The C++ runtime's own symbols (std::locale, std::ostream) a library
+    exports."""
+    out = _ok(_run(["nm", "-D", "--defined-only", library]))
+    return [line for line in out.splitlines() if " _ZNSt6locale" in line or " _ZNSo" in line]
+
+
+@pytest.mark.skipif(shutil.which("nm") is None, reason="no nm")
+def test_a_statically_linked_cxx_runtime_stays_inside_kokkos(kokkos_source, tmp_path):
+    """A compiler that links libstdc++ statically (a GPU machine's GCC 13 did,
+    under nvcc_wrapper) puts a copy of it in each Kokkos library. Exported,
+    its locale and stream symbols merged with those of the libstdc++.so that
+    NumPy had loaded, and Kokkos::initialize crashed there writing a number to
+    a stream (that copy was of another GCC version than the system's). The
+    package's own Kokkos keeps such a copy's symbols to itself: none exported,
+    and Kokkos starts after NumPy."""
+    site = tmp_path / "site"
+    out = _ok(
+        _pip_install(
+            site,
+            tmp_path / "build",
+            "-Ccmake.define.ENABLE_INTERNAL_KOKKOS=ON",
+            KOKKOS_PYTHON_KOKKOS_SOURCE=kokkos_source,
+            LDFLAGS="-static-libstdc++",
+        )
+    )
+    assert "configuring Kokkos" in out
+    core = site / "lib" / "libkokkoscore.so"
+    needed = _ok(_run(["readelf", "-d", core]))
+    if "libstdc++" in needed:
+        pytest.skip("this compiler linked libstdc++ as a shared library despite -static-libstdc++")
+    assert _std_exports(core) == []
+    _ok(_python(site, "import numpy, kokkos\nkokkos.initialize()\nprint(kokkos.kokkos_version())"))
+
+
 def test_second_install_does_not_rebuild_kokkos(own_site, kokkos_source, tmp_path):
     site, build, _ = own_site
     library = build / "kokkos-internal" / "install" / "lib" / "libkokkoscore.so"
