@@ -224,6 +224,11 @@ def _cuda_driver_library():
     for d in ("/usr/local/cuda/lib64/stubs", "/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib64"):
         if os.path.exists(os.path.join(d, "libcuda.so")):
             return d
+    ldconfig = shutil.which("ldconfig") or "/sbin/ldconfig"
+    if os.path.exists(ldconfig):
+        for line in _run([ldconfig, "-p"]).stdout.splitlines():
+            if line.strip().startswith("libcuda.so "):
+                return line.rsplit(" ", 1)[-1]
     return None
 
 

@@ -20,17 +20,17 @@ _CAUSES = (
         "(pip install . on this machine leaves CUDA out where there is no GPU)",
     ),
     (
-        re.compile(r"undefined symbol: (cu[A-Z]\w*)"),
+        re.compile(r"undefined symbol: cu[A-Z]"),
         "its Kokkos library was linked without the CUDA driver library (libcuda.so): rebuild it on a machine "
         "with the NVIDIA driver or the CUDA toolkit's stubs (lib64/stubs/libcuda.so)",
     ),
     (
-        re.compile(r"(libcudart\.so[.0-9]*): cannot open shared object file"),
+        re.compile(r"libcudart\.so[.0-9]*: cannot open shared object file"),
         "the CUDA runtime its Kokkos was built with is not on the library path: add the CUDA toolkit's "
         "lib64 directory to LD_LIBRARY_PATH (or /etc/ld.so.conf.d), or install that CUDA version",
     ),
     (
-        re.compile(r"(libkokkos\w*\.so[.0-9]*): cannot open shared object file"),
+        re.compile(r"libkokkos\w*\.so[.0-9]*: cannot open shared object file"),
         "the Kokkos library it was built against is gone or moved: reinstall the package (pip install .) "
         "against the Kokkos you have, or put that Kokkos back",
     ),
