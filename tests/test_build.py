@@ -19,9 +19,15 @@ def test_seed_knobs_are_accepted(tmp_path):
     import kokkos
 
     env = dict(os.environ, PYKOKKOS_BASE_SETUP_ARGS="-DENABLE_LAYOUTS=ON -DENABLE_MEMORY_TRAITS=OFF")
-    # the Kokkos the package was built with (found by default only when installed system-wide)
-    lib = kokkos._paths.build_config().get("kokkos_library", "")
-    if lib and not lib.startswith("/usr/"):
+    # the Kokkos the package was built with (found by default only when installed system-wide);
+    # the package's own is looked past as Kokkos_ROOT (a reinstall removes it), so it is named
+    # the way the package's own build names it
+    cfg = kokkos._paths.build_config()
+    lib = cfg.get("kokkos_library", "")
+    extra = []
+    if cfg["kokkos_internal"]:
+        extra = [f"-DKOKKOS_PYTHON_KOKKOS_PACKAGE_DIR={cfg['kokkos_dir']}"]
+    elif lib and not lib.startswith("/usr/"):
         env["Kokkos_ROOT"] = str(pathlib.Path(lib).resolve().parent.parent)
     r = subprocess.run(
         [
@@ -34,6 +40,7 @@ def test_seed_knobs_are_accepted(tmp_path):
             "-DENABLE_VIEW_RANKS=3",
             "-DENABLE_LAYOUTS=OFF",
             "-DENABLE_MEMORY_TRAITS=OFF",
+            *extra,
         ],
         capture_output=True,
         text=True,
