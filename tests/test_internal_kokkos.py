@@ -219,6 +219,25 @@ def test_cuda_is_left_out_without_a_gpu(own_site):
     assert "KOKKOS_ENABLE_CUDA" not in {line.split()[1] for line in config.splitlines() if line.startswith("#define ")}
 
 
+def test_a_space_it_lacks_names_the_build_from_source(own_site):
+    site, _, _ = own_site
+    code = """
+import kokkos
+if kokkos.get_memory_space_available("CudaSpace"):
+    print("HAS CUDA")
+else:
+    try:
+        kokkos.View((4,), space=kokkos.CudaSpace)
+    except RuntimeError as e:
+        print(e)
+"""
+    out = _ok(_python(site, code))
+    if "HAS CUDA" in out:
+        pytest.skip("this package's own Kokkos has CUDA here")
+    assert "memory space CudaSpace is not enabled in the installed Kokkos, the package's own" in out
+    assert "pip install . in its source tree" in out and "Kokkos_ROOT" in out
+
+
 def _cuda_driver_library():
     """libcuda.so where Kokkos' CMake would find it (driver or toolkit stub)."""
     for d in ("/usr/local/cuda/lib64/stubs", "/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib64"):
