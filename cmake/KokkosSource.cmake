@@ -4,7 +4,8 @@
 #   1. KOKKOS_PYTHON_KOKKOS_SOURCE (a CMake define or an environment
 #      variable): a Kokkos source tree, or a Kokkos release tarball
 #      (.tar.gz, .tgz, .tar.xz, .tar.bz2, .zip), unpacked into the build
-#      directory;
+#      directory; or the original package's source (its sdist on PyPI, as
+#      a directory or the tarball itself), whose external/kokkos is used;
 #   2. external/kokkos/ in this source tree, where the original package kept
 #      its Kokkos (a git submodule there; .gitignore'd here);
 #   3. the pinned release below, downloaded into the build directory and
@@ -39,8 +40,23 @@ function(_kp_is_kokkos_tree dir out)
   endif()
 endfunction()
 
+# _kp_kokkos_tree_in(<dir> <out>): <dir> itself when it is a Kokkos source
+# tree, else its external/kokkos when that is one (the original package's
+# source), else empty.
+function(_kp_kokkos_tree_in dir out)
+  set(${out} "" PARENT_SCOPE)
+  foreach(_candidate "${dir}" "${dir}/external/kokkos")
+    _kp_is_kokkos_tree("${_candidate}" _is)
+    if(_is)
+      set(${out} "${_candidate}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+endfunction()
+
 # _kp_unpack(<tarball> <work-dir> <dir-var>): the Kokkos tree inside a
-# release tarball, unpacked once per tarball content under <work-dir>.
+# release tarball (or the original package's sdist), unpacked once per
+# tarball content under <work-dir>.
 function(_kp_unpack tarball work out)
   file(SHA256 "${tarball}" _sum)
   string(SUBSTRING "${_sum}" 0 16 _sum)
@@ -52,21 +68,17 @@ function(_kp_unpack tarball work out)
     file(ARCHIVE_EXTRACT INPUT "${tarball}" DESTINATION "${_dest}")
     file(TOUCH "${_dest}/.unpacked")
   endif()
-  _kp_is_kokkos_tree("${_dest}" _is)
-  if(_is)
-    set(${out} "${_dest}" PARENT_SCOPE)
-    return()
-  endif()
   file(GLOB _tops LIST_DIRECTORIES true "${_dest}/*")
-  foreach(_top IN LISTS _tops)
-    _kp_is_kokkos_tree("${_top}" _is)
-    if(_is)
-      set(${out} "${_top}" PARENT_SCOPE)
+  set(_candidates "${_dest}" ${_tops})
+  foreach(_top IN LISTS _candidates)
+    _kp_kokkos_tree_in("${_top}" _tree)
+    if(_tree)
+      set(${out} "${_tree}" PARENT_SCOPE)
       return()
     endif()
   endforeach()
   message(FATAL_ERROR "kokkos-python: ${tarball} holds no Kokkos source tree (no CMakeLists.txt beside core/src/Kokkos_Core.hpp, "
-                      "at its top or one directory down)")
+                      "at its top or one directory down, or in external/kokkos there)")
 endfunction()
 
 function(kokkos_python_kokkos_source dir_var route_var work)
@@ -78,13 +90,13 @@ function(kokkos_python_kokkos_source dir_var route_var work)
   if(NOT _named STREQUAL "")
     get_filename_component(_named "${_named}" ABSOLUTE)
     if(IS_DIRECTORY "${_named}")
-      _kp_is_kokkos_tree("${_named}" _is)
-      if(NOT _is)
+      _kp_kokkos_tree_in("${_named}" _tree)
+      if(NOT _tree)
         message(FATAL_ERROR "kokkos-python: KOKKOS_PYTHON_KOKKOS_SOURCE=${_named} is not a Kokkos source tree "
-                            "(no CMakeLists.txt beside core/src/Kokkos_Core.hpp)")
+                            "(no CMakeLists.txt beside core/src/Kokkos_Core.hpp, there or in its external/kokkos)")
       endif()
-      set(${dir_var} "${_named}" PARENT_SCOPE)
-      set(${route_var} "the source tree KOKKOS_PYTHON_KOKKOS_SOURCE names, ${_named}" PARENT_SCOPE)
+      set(${dir_var} "${_tree}" PARENT_SCOPE)
+      set(${route_var} "the source tree KOKKOS_PYTHON_KOKKOS_SOURCE names, ${_tree}" PARENT_SCOPE)
     elseif(EXISTS "${_named}")
       _kp_unpack("${_named}" "${work}" _dir)
       set(${dir_var} "${_dir}" PARENT_SCOPE)

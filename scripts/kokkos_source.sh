@@ -2,7 +2,8 @@
 # kokkos_source.sh: a Kokkos source tree that a machine reaching only PyPI can
 # get: Kokkos 3.4.01, which the original pykokkos-base 0.0.7 carries in its
 # sdist on PyPI (external/kokkos). Fetched once (checked against the sdist's
-# SHA-256), unpacked under DEST, and its path printed.
+# SHA-256), unpacked under DEST, and its path printed; the sdist itself is
+# kept beside it (DEST/pykokkos-base-0.0.7.tar.gz: a source the build takes too).
 #
 #   bash scripts/kokkos_source.sh [DEST]     (DEST: build/kokkos-source)
 #
@@ -16,7 +17,8 @@ dest=${1:-build/kokkos-source}
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
 tree=$dest/kokkos-3.4.01
-if [ ! -f "$tree/core/src/Kokkos_Core.hpp" ]; then
+sdist=$dest/pykokkos-base-0.0.7.tar.gz
+if [ ! -f "$tree/core/src/Kokkos_Core.hpp" ] || [ ! -f "$sdist" ]; then
   py=${PYTHON:-python3}
   [ -x .venv/bin/python ] && py=${PYTHON:-.venv/bin/python}
   tmp=$(mktemp -d "$dest/fetch.XXXXXX")
@@ -27,5 +29,6 @@ if [ ! -f "$tree/core/src/Kokkos_Core.hpp" ]; then
   tar -xzf "$tmp/pykokkos-base-0.0.7.tar.gz" -C "$tmp" pykokkos-base-0.0.7/external/kokkos
   rm -rf "$tree"
   mv "$tmp/pykokkos-base-0.0.7/external/kokkos" "$tree"
+  mv "$tmp/pykokkos-base-0.0.7.tar.gz" "$sdist"
 fi
 echo "$tree"

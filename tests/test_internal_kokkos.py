@@ -514,6 +514,44 @@ def test_source_from_external_kokkos_with_options_passed_on(kokkos_source, tmp_p
     assert "KOKKOS_ENABLE_SERIAL" in defined and "KOKKOS_ENABLE_OPENMP" not in defined
 
 
+@pytest.fixture(scope="session")
+def original_sdist(kokkos_source):
+    """The original package's sdist on PyPI, which kokkos_source.sh keeps."""
+    sdist = kokkos_source.parent / "pykokkos-base-0.0.7.tar.gz"
+    if not sdist.is_file():
+        pytest.skip(f"{sdist} is missing")
+    return sdist
+
+
+@pytest.mark.parametrize("form", ["tarball", "directory"])
+def test_the_original_sdist_is_a_source(original_sdist, tmp_path, form):
+    """The original's sdist, as `pip download` leaves it or unpacked, names its
+    external/kokkos as the source."""
+    source = original_sdist
+    if form == "directory":
+        with tarfile.open(original_sdist) as tar:
+            kw = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+            tar.extractall(tmp_path / "unpacked", **kw)
+        source = tmp_path / "unpacked" / "pykokkos-base-0.0.7"
+    build = tmp_path / "build"
+    out = _flat(_ok(_configure(ROOT, build, "-DENABLE_INTERNAL_KOKKOS=ON", KOKKOS_PYTHON_KOKKOS_SOURCE=source)))
+    if form == "directory":
+        assert f"KOKKOS_PYTHON_KOKKOS_SOURCE names, {source / 'external' / 'kokkos'}" in out
+    else:
+        assert f"from the tarball KOKKOS_PYTHON_KOKKOS_SOURCE names, {source}" in out
+    assert (build / "kokkos-internal" / "install" / "lib" / "cmake" / "Kokkos" / "KokkosConfig.cmake").is_file()
+
+
+def test_a_tarball_without_kokkos_is_refused(tmp_path):
+    bogus = tmp_path / "not-kokkos.tar.gz"
+    (tmp_path / "pkg" / "external").mkdir(parents=True)
+    (tmp_path / "pkg" / "README").write_text("no Kokkos here\n")
+    with tarfile.open(bogus, "w:gz") as tar:
+        tar.add(tmp_path / "pkg", arcname="pkg")
+    out = _flat(_failed(_configure(ROOT, tmp_path / "build", "-DENABLE_INTERNAL_KOKKOS=ON", KOKKOS_PYTHON_KOKKOS_SOURCE=bogus)))
+    assert f"{bogus} holds no Kokkos source tree" in out and "in external/kokkos there" in out
+
+
 def test_no_kokkos_found_builds_one_from_a_tarball(kokkos_tarball, tmp_path):
     """With no Kokkos installed (the system prefix hidden) the build makes
     its own, here from the tarball KOKKOS_PYTHON_KOKKOS_SOURCE names."""
