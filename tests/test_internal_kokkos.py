@@ -548,7 +548,9 @@ def test_a_tarball_without_kokkos_is_refused(tmp_path):
     (tmp_path / "pkg" / "README").write_text("no Kokkos here\n")
     with tarfile.open(bogus, "w:gz") as tar:
         tar.add(tmp_path / "pkg", arcname="pkg")
-    out = _flat(_failed(_configure(ROOT, tmp_path / "build", "-DENABLE_INTERNAL_KOKKOS=ON", KOKKOS_PYTHON_KOKKOS_SOURCE=bogus)))
+    out = _flat(
+        _failed(_configure(ROOT, tmp_path / "build", "-DENABLE_INTERNAL_KOKKOS=ON", KOKKOS_PYTHON_KOKKOS_SOURCE=bogus))
+    )
     assert f"{bogus} holds no Kokkos source tree" in out and "in external/kokkos there" in out
 
 
