@@ -234,7 +234,8 @@ else:
     out = _ok(_python(site, code))
     if "HAS CUDA" in out:
         pytest.skip("this package's own Kokkos has CUDA here")
-    assert "memory space CudaSpace is not enabled in the installed Kokkos, the package's own" in out
+    assert "memory space CudaSpace is not enabled in the installed Kokkos" in out
+    assert "that Kokkos is the package's own" in out
     assert "pip install . in its source tree" in out and "Kokkos_ROOT" in out
 
 
@@ -540,6 +541,23 @@ def test_the_original_sdist_is_a_source(original_sdist, tmp_path, form):
     else:
         assert f"from the tarball KOKKOS_PYTHON_KOKKOS_SOURCE names, {source}" in out
     assert (build / "kokkos-internal" / "install" / "lib" / "cmake" / "Kokkos" / "KokkosConfig.cmake").is_file()
+
+
+@pytest.mark.parametrize(
+    "name, why",
+    [
+        ("pkg", "is not a Kokkos source tree (no CMakeLists.txt beside core/src/Kokkos_Core.hpp, there or in its"),
+        ("missing", "does not exist; name a Kokkos source tree or a Kokkos release tarball"),
+    ],
+)
+def test_a_named_source_that_is_no_kokkos_is_refused(tmp_path, name, why):
+    (tmp_path / "pkg" / "external" / "kokkos").mkdir(parents=True)
+    named = tmp_path / name
+    out = _flat(
+        _failed(_configure(ROOT, tmp_path / "build", "-DENABLE_INTERNAL_KOKKOS=ON", KOKKOS_PYTHON_KOKKOS_SOURCE=named))
+    )
+    assert f"KOKKOS_PYTHON_KOKKOS_SOURCE={named} {why}" in out
+    assert "configuring Kokkos" not in out
 
 
 def test_a_tarball_without_kokkos_is_refused(tmp_path):

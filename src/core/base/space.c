@@ -109,23 +109,22 @@ int kp_space_check_available(int space, const char *where) {
     return -1;
   }
   if (kp_bridge_space_available(space)) return 0;
+  PyErr_Format(PyExc_RuntimeError,
+               "%s: memory space %s is not enabled in the installed Kokkos (check "
+               "kokkos.get_memory_space_available(...)); %s",
+               where, kp_spaces[space].name,
 #ifdef KP_KOKKOS_INTERNAL
-  /* the package's own Kokkos (a binary wheel's among them): the way to the
-     backend is a build from source on the machine that has the device */
-  PyErr_Format(PyExc_RuntimeError,
-               "%s: memory space %s is not enabled in the installed Kokkos, the package's own "
-               "(a binary wheel's never has a GPU backend); check kokkos.get_memory_space_available(...). "
-               "Install the package from source on the machine with the device (pip install . in its source tree): "
-               "its own Kokkos then comes with CUDA where nvcc and a GPU are found (other backends: "
+               /* the package's own Kokkos (a wheel's among them): the way to
+                  the backend is a build from source where the device is */
+               "that Kokkos is the package's own (a binary wheel's never has a GPU backend): install the "
+               "package from source on the machine with the device (pip install . in its source tree), whose own "
+               "Kokkos comes with CUDA where nvcc and a GPU are found (other backends: "
                "-Ccmake.define.Kokkos_ENABLE_HIP=ON, ...), or build it against your Kokkos with Kokkos_ROOT "
-               "(docs/building.md)",
-               where, kp_spaces[space].name);
+               "(docs/building.md)"
 #else
-  PyErr_Format(PyExc_RuntimeError,
-               "%s: memory space %s is not enabled in the installed Kokkos "
-               "(check kokkos.get_memory_space_available(...); rebuild against a Kokkos with that backend)",
-               where, kp_spaces[space].name);
+               "rebuild against a Kokkos with that backend"
 #endif
+  );
   return -1;
 }
 
