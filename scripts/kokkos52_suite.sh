@@ -22,22 +22,36 @@ if [ "${1:-}" = "--in-root" ]; then
   shift
   cd /src
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  t0=$(date +%s)
   if [ "$(cat "$venv/.deps" 2>/dev/null)" != "$deps" ]; then
     "$venv/bin/python" -m pip install -q --disable-pip-version-check -U pip
     # shellcheck disable=SC2086
     "$venv/bin/python" -m pip install -q --disable-pip-version-check $deps
     echo "$deps" >"$venv/.deps"
+    echo "kokkos52_suite: test dependencies installed in $(($(date +%s) - t0)) s"
   fi
+  t0=$(date +%s)
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
     -Cbuild-dir=build/sid/cmake -Ccmake.define.KOKKOS_PYTHON_WERROR=ON .
+  echo "kokkos52_suite: package built in $(($(date +%s) - t0)) s"
   PYTHON=$venv/bin/python bash scripts/kokkos_source.sh >/dev/null ||
     echo "kokkos52_suite: Kokkos 3.4.01's source could not be fetched from PyPI; the package's own Kokkos tests will skip"
   "$venv/bin/python" -c "import kokkos, sys; print('kokkos52_suite: kokkos', kokkos.__version__, 'with Kokkos', '.'.join(map(str, kokkos.kokkos_version())), kokkos.enabled_backends(), 'C++%d' % kokkos.cxx_standard(), 'Python', sys.version.split()[0])"
   g++ --version | head -n 1
+  # The C++ test modules (tests/cxx: 300 View types through pybind11) are
+  # built once, here, outside the tests' time limit: with GCC 16 and Kokkos
+  # 5's C++20 headers they take about 5 minutes of 2 busy cores, and the
+  # first test to need them would pass its 300 s building them.
+  t0=$(date +%s)
+  (cd tests && "$venv/bin/python" -c "import cxx_build; cxx_build.test_modules(); cxx_build.examples()") ||
+    echo "kokkos52_suite: building the C++ test modules failed; the tests that need them will say why"
+  echo "kokkos52_suite: C++ test modules built in $(($(date +%s) - t0)) s"
   [ $# -gt 0 ] || set -- tests -n 2
   set +e
+  t0=$(date +%s)
   "$venv/bin/python" -m pytest -q -p no:cacheprovider "$@" >build/sid/pytest.out 2>&1
   rc=$?
+  echo "kokkos52_suite: tests ran $(($(date +%s) - t0)) s"
   set -e
   if [ $rc -ne 0 ]; then
     grep -E "^(FAILED|ERROR) " build/sid/pytest.out | head -n 60 || true
@@ -53,6 +67,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 start=$(date +%s)
 root=$(bash scripts/sid_root.sh)
+echo "kokkos52_suite: sid root ready in $(($(date +%s) - start)) s"
 mkdir -p build/sid "$root/src"
 mounted=()
 cleanup() {

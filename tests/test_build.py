@@ -261,6 +261,23 @@ def test_other_import_errors_of_the_core_stand_as_they_are():
 
     assert explain(ImportError("No module named 'kokkos._core'")) is None
     assert explain(ImportError("/x/_core.so: undefined symbol: _ZN6Kokkos10initializeEv")) is None
+    # with the library the package was built against still there, the
+    # missing symbol is not explained by another Kokkos either
+    assert explain(ImportError("/x/_core.so: undefined symbol: _ZN6Kokkos10initializeEv"), sys.executable) is None
+
+
+def test_another_kokkos_in_place_of_a_gone_one_is_explained(tmp_path):
+    """The package's Kokkos library is gone and the loader found another
+    Kokkos of the same file name (Debian sid's libkokkoscore.so, Kokkos 5.2)
+    without a symbol of the first: the message names the library that is
+    gone."""
+    from kokkos._load_hint import explain
+
+    gone = str(tmp_path / "lib" / "libkokkoscore.so")
+    said = "/x/_core.so: undefined symbol: _ZN6Kokkos4Impl17t_openmp_instanceE"
+    why = explain(ImportError(said), gone)
+    assert why.startswith(f"kokkos: the core module could not load: the Kokkos library it was built against ({gone})")
+    assert "the loader found another Kokkos of that name" in why and why.endswith(f"The loader said: {said}")
 
 
 def gpu_suite(part, **kwargs):

@@ -10,7 +10,13 @@ try:
 except ImportError as _exc:  # a library the core links is missing here: say which, and what to do
     from ._load_hint import explain as _explain
 
-    _why = _explain(_exc)
+    try:
+        from ._paths import build_config as _build_config
+
+        _library = _build_config().get("kokkos_library")
+    except Exception:  # no build record: the loader's words are all there is
+        _library = None
+    _why = _explain(_exc, _library)
     if _why is None:
         raise
     raise ImportError(_why, name=__name__) from _exc

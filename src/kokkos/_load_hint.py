@@ -8,6 +8,7 @@ and nothing else. explain() turns that message into one that says which
 library it is and what to do. Pure Python, so it works without the core.
 """
 
+import os
 import re
 
 # (pattern in the loader's message, what it means and what to do); the first
@@ -37,12 +38,28 @@ _CAUSES = (
 )
 
 
-def explain(exc):
+# A Kokkos symbol the core needs is missing from the Kokkos library the
+# loader found: a cause only when the library the package was built against
+# is gone (the loader then found another Kokkos of the same file name, as
+# Debian sid's libkokkoscore.so is, of another version).
+_KOKKOS_SYMBOL = re.compile(r"undefined symbol: _ZN\d*Kokkos")
+
+
+def explain(exc, kokkos_library=None):
     """The message of an ImportError from loading kokkos._core, with the
     cause and the remedy where the loader's message shows one; None when it
-    shows none (the original error then stands as it is)."""
+    shows none (the original error then stands as it is). kokkos_library:
+    the path of the Kokkos library the package was built against (its build
+    record), if known."""
     text = str(exc)
     for pattern, remedy in _CAUSES:
         if pattern.search(text):
             return f"kokkos: the core module could not load: {remedy}. The loader said: {text}"
+    if kokkos_library and _KOKKOS_SYMBOL.search(text) and not os.path.exists(kokkos_library):
+        return (
+            f"kokkos: the core module could not load: the Kokkos library it was built against ({kokkos_library}) "
+            "is gone or moved, and the loader found another Kokkos of that name, of another version, in its place: "
+            "reinstall the package (pip install .) against the Kokkos you have, or put that Kokkos back. "
+            f"The loader said: {text}"
+        )
     return None
