@@ -12,6 +12,11 @@
  *     transposes blocked for the cache);
  *  3. one device space: the bridge's strided copy kernel in that space;
  *  4. otherwise staging through a contiguous temporary.
+ * Before any of these, the byte ranges the two Views span are compared: a
+ * View onto its own memory with its own strides is left as it is (it never
+ * reaches Kokkos, whose deep_copy forbids a View onto itself), and Views
+ * whose memory overlaps get NumPy's result, as if the source were copied
+ * first (copy_overlapping). Kokkos leaves overlapping copies undefined.
  * The GIL is released around every copy and fill.
  */
 #include "core.h"
@@ -375,6 +380,97 @@ static int tools_begin(kp_view *dst, int src_space, PyObject *src_label, const v
   return kp_bridge_tools_begin_deep_copy(dst->space, dl, dst->data, src_space, sl, src_data, (uint64_t)bytes);
 }
 
+/* ---- operands that share memory -------------------------------------------------- */
+
+/* How the memory of two Views of equal shape and dtype relates. */
+enum { KP_MEMORY_APART, KP_MEMORY_SAME, KP_MEMORY_OVERLAP };
+
+/* The bytes a non-empty View spans: [*lo, *hi), from its lowest element to
+ * the end of its highest. The span was checked on construction
+ * (kp_check_span), so nothing here overflows. */
+static void span_bytes(const kp_view *v, Py_ssize_t is, uintptr_t *lo, uintptr_t *hi) {
+  Py_ssize_t below = 0, above = is;
+  for (int r = 0; r < v->rank; ++r) {
+    Py_ssize_t reach = v->strides[r] * (v->shape[r] - 1) * is;
+    if (reach < 0)
+      below += reach;
+    else
+      above += reach;
+  }
+  *lo = (uintptr_t)v->data + (uintptr_t)below; /* below <= 0: wraps to a subtraction */
+  *hi = (uintptr_t)v->data + (uintptr_t)above;
+}
+
+/* KP_MEMORY_APART when the spans of dst and src (non-empty, equal shapes)
+ * cannot meet, KP_MEMORY_SAME when they name the same elements in the same
+ * order (a copy of a View onto itself), else KP_MEMORY_OVERLAP. Addresses are
+ * compared whatever the spaces: a device-space View over host memory may
+ * alias a host View. */
+static int memory_relation(const kp_view *dst, const kp_view *src, Py_ssize_t is) {
+  uintptr_t dlo, dhi, slo, shi;
+  span_bytes(dst, is, &dlo, &dhi);
+  span_bytes(src, is, &slo, &shi);
+  if (dhi <= slo || shi <= dlo) return KP_MEMORY_APART;
+  if (dst->data != src->data) return KP_MEMORY_OVERLAP;
+  for (int r = 0; r < dst->rank; ++r)
+    if (dst->shape[r] > 1 && dst->strides[r] != src->strides[r]) return KP_MEMORY_OVERLAP;
+  return KP_MEMORY_SAME;
+}
+
+/* The label of the temporaries of a staged copy (Kokkos Tools see it). */
+static const char staging_label[] = "kokkos.deep_copy staging";
+
+/* dst <- src through a new contiguous View in src's space (ordered as dst
+ * is, when dst is LayoutLeft-contiguous): two copies between memories that
+ * do not overlap. */
+static int copy_through_temporary(kp_view *dst, kp_view *src, const char *where) {
+  kp_state *st = kp_state_from_type(Py_TYPE(dst));
+  if (!st) return -1;
+  kp_view_spec spec = {0};
+  spec.rank = src->rank;
+  for (int r = 0; r < src->rank; ++r) spec.shape[r] = src->shape[r];
+  spec.dtype = src->dtype;
+  spec.space = src->space;
+  spec.layout = kp_view_is_f_contiguous(dst) && !kp_view_is_c_contiguous(dst) ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT;
+  spec.zero = 0;
+  PyObject *label = PyUnicode_FromString(staging_label);
+  if (!label) return -1;
+  kp_view *tmp = kp_view_allocate(st, &spec, label);
+  Py_DECREF(label);
+  if (!tmp) return -1;
+  pin(tmp, NULL);
+  int rc = copy_same_dtype_pinned(tmp, src, where);
+  if (rc == 0) rc = copy_same_dtype_pinned(dst, tmp, where);
+  unpin(tmp, NULL);
+  Py_DECREF(tmp);
+  return rc;
+}
+
+/* dst <- src where their memory overlaps, with NumPy's result: as if src
+ * were copied first. Two host runs contiguous in the same order are one
+ * memmove; anything else (strides that cross, a device space, whose
+ * kernels and byte copies run in parallel) goes through a temporary. */
+static int copy_overlapping(kp_view *dst, kp_view *src, size_t bytes, const char *where) {
+  if (!(same_order_contiguous(dst, src) && kp_bridge_space_host_accessible(dst->space) &&
+        kp_bridge_space_host_accessible(src->space)))
+    return copy_through_temporary(dst, src, where);
+  int told = tools_begin(dst, src->space, src->label, src->data, bytes);
+  if (told < 0) return -1;
+  char *d = dst->data;
+  const char *s = src->data;
+  if (bytes < KP_HOST_SMALL_BYTES) {
+    memmove(d, s, bytes);
+  } else {
+    Py_BEGIN_ALLOW_THREADS
+    memmove(d, s, bytes);
+    Py_END_ALLOW_THREADS
+  }
+  if (told) kp_bridge_tools_end_deep_copy();
+  return 0;
+}
+
+/* ---- copies between Views ---------------------------------------------------------- */
+
 /* Copies between two Views of equal shape and dtype. */
 static int copy_same_dtype(kp_view *dst, kp_view *src, const char *where) {
   if (kp_view_require_device_reach(dst, PyExc_ValueError, where) < 0 ||
@@ -390,6 +486,14 @@ static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where)
   size_t is = (size_t)kp_dtypes[dst->dtype].itemsize;
   Py_ssize_t n = kp_view_size(dst);
   if (n == 0) return 0;
+  switch (memory_relation(dst, src, (Py_ssize_t)is)) {
+    case KP_MEMORY_SAME:
+      return 0;
+    case KP_MEMORY_OVERLAP:
+      return copy_overlapping(dst, src, (size_t)n * is, where);
+    default:
+      break;
+  }
   kp_plan p;
   plan_make(&p, dst->rank, dst->shape, dst->strides, src->strides);
 
@@ -405,9 +509,6 @@ static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where)
   if (told) kp_bridge_tools_end_deep_copy();
   return rc;
 }
-
-/* The label of the temporaries of a staged copy (Kokkos Tools see it). */
-static const char staging_label[] = "kokkos.deep_copy staging";
 
 static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *pp, size_t is, Py_ssize_t n, const char *where) {
   kp_plan p = *pp;
