@@ -46,7 +46,8 @@ static Py_ssize_t absz(Py_ssize_t x) { return x < 0 ? -x : x; }
 
 /* Drops unit dimensions, orders dimensions by destination stride (largest
  * first) and merges dimensions that are contiguous in both. */
-static void plan_make(kp_plan *p, int rank, const Py_ssize_t *shape, const Py_ssize_t *dst, const Py_ssize_t *src) {
+static inline void plan_make(kp_plan *p, int rank, const Py_ssize_t *shape, const Py_ssize_t *dst,
+                             const Py_ssize_t *src) {
   int n = 0;
   for (int r = 0; r < rank; ++r) {
     if (shape[r] == 1) continue;
@@ -365,7 +366,8 @@ static void unpin(kp_view *a, kp_view *b) {
   if (b && b->owner) b->owner->exports--;
 }
 
-static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where);
+static int copy_same_dtype(kp_view *dst, kp_view *src, const char *where);
+static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, size_t is, Py_ssize_t n, const char *where);
 static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *p, size_t is, Py_ssize_t n, const char *where);
 
 /* Reports a copy into dst to Kokkos Tools as a deep copy from src_data in
@@ -385,36 +387,39 @@ static int tools_begin(kp_view *dst, int src_space, PyObject *src_label, const v
 /* How the memory of two Views of equal shape and dtype relates. */
 enum { KP_MEMORY_APART, KP_MEMORY_SAME, KP_MEMORY_OVERLAP };
 
-/* The bytes a non-empty View spans: [*lo, *hi), from its lowest element to
- * the end of its highest. The span was checked on construction
- * (kp_check_span), so nothing here overflows. */
-static void span_bytes(const kp_view *v, Py_ssize_t is, uintptr_t *lo, uintptr_t *hi) {
-  Py_ssize_t below = 0, above = is;
-  for (int r = 0; r < v->rank; ++r) {
-    Py_ssize_t reach = v->strides[r] * (v->shape[r] - 1) * is;
-    if (reach < 0)
-      below += reach;
-    else
-      above += reach;
-  }
-  *lo = (uintptr_t)v->data + (uintptr_t)below; /* below <= 0: wraps to a subtraction */
-  *hi = (uintptr_t)v->data + (uintptr_t)above;
-}
-
-/* KP_MEMORY_APART when the spans of dst and src (non-empty, equal shapes)
- * cannot meet, KP_MEMORY_SAME when they name the same elements in the same
- * order (a copy of a View onto itself), else KP_MEMORY_OVERLAP. Addresses are
- * compared whatever the spaces: a device-space View over host memory may
- * alias a host View. */
+/* KP_MEMORY_APART when the memory of dst and src (non-empty, of equal shapes
+ * and dtypes) cannot meet: the byte ranges they span, from the lowest
+ * element to the end of the highest, do not intersect. KP_MEMORY_SAME when
+ * they name the same elements in the same order (a copy of a View onto
+ * itself), else KP_MEMORY_OVERLAP. Addresses are compared whatever the
+ * spaces: a device-space View over host memory may alias a host View. The
+ * spans were checked on construction (kp_check_span): nothing overflows. */
 static int memory_relation(const kp_view *dst, const kp_view *src, Py_ssize_t is) {
-  uintptr_t dlo, dhi, slo, shi;
-  span_bytes(dst, is, &dlo, &dhi);
-  span_bytes(src, is, &slo, &shi);
-  if (dhi <= slo || shi <= dlo) return KP_MEMORY_APART;
-  if (dst->data != src->data) return KP_MEMORY_OVERLAP;
-  for (int r = 0; r < dst->rank; ++r)
-    if (dst->shape[r] > 1 && dst->strides[r] != src->strides[r]) return KP_MEMORY_OVERLAP;
-  return KP_MEMORY_SAME;
+  /* two allocations of the package's own never overlap: nothing to compute */
+  const kp_owner *downer = dst->owner, *sowner = src->owner;
+  if (downer && sowner && downer != sowner && downer->kind == KP_OWNER_KOKKOS && sowner->kind == KP_OWNER_KOKKOS)
+    return KP_MEMORY_APART;
+  Py_ssize_t dlo = 0, dhi = is, slo = 0, shi = is;
+  int same = dst->data == src->data;
+  for (int r = 0; r < dst->rank; ++r) {
+    Py_ssize_t last = dst->shape[r] - 1;
+    Py_ssize_t d = dst->byte_strides[r] * last, s = src->byte_strides[r] * last;
+    if (d < 0)
+      dlo += d;
+    else
+      dhi += d;
+    if (s < 0)
+      slo += s;
+    else
+      shi += s;
+    same &= d == s;
+  }
+  if (same) return KP_MEMORY_SAME;
+  uintptr_t dat = (uintptr_t)dst->data, sat = (uintptr_t)src->data;
+  /* lo <= 0 wraps to a subtraction */
+  if (dat + (uintptr_t)dhi <= sat + (uintptr_t)slo || sat + (uintptr_t)shi <= dat + (uintptr_t)dlo)
+    return KP_MEMORY_APART;
+  return KP_MEMORY_OVERLAP;
 }
 
 /* The label of the temporaries of a staged copy (Kokkos Tools see it). */
@@ -438,10 +443,8 @@ static int copy_through_temporary(kp_view *dst, kp_view *src, const char *where)
   kp_view *tmp = kp_view_allocate(st, &spec, label);
   Py_DECREF(label);
   if (!tmp) return -1;
-  pin(tmp, NULL);
-  int rc = copy_same_dtype_pinned(tmp, src, where);
-  if (rc == 0) rc = copy_same_dtype_pinned(dst, tmp, where);
-  unpin(tmp, NULL);
+  int rc = copy_same_dtype(tmp, src, where);
+  if (rc == 0) rc = copy_same_dtype(dst, tmp, where);
   Py_DECREF(tmp);
   return rc;
 }
@@ -476,24 +479,20 @@ static int copy_same_dtype(kp_view *dst, kp_view *src, const char *where) {
   if (kp_view_require_device_reach(dst, PyExc_ValueError, where) < 0 ||
       kp_view_require_device_reach(src, PyExc_ValueError, where) < 0)
     return -1;
+  size_t is = (size_t)kp_dtypes[dst->dtype].itemsize;
+  Py_ssize_t n = kp_view_size(dst);
+  if (n == 0) return 0;
+  int relation = memory_relation(dst, src, (Py_ssize_t)is);
+  if (relation == KP_MEMORY_SAME) return 0;
   pin(dst, src);
-  int rc = copy_same_dtype_pinned(dst, src, where);
+  int rc = relation == KP_MEMORY_OVERLAP ? copy_overlapping(dst, src, (size_t)n * is, where)
+                                         : copy_same_dtype_pinned(dst, src, is, n, where);
   unpin(dst, src);
   return rc;
 }
 
-static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where) {
-  size_t is = (size_t)kp_dtypes[dst->dtype].itemsize;
-  Py_ssize_t n = kp_view_size(dst);
-  if (n == 0) return 0;
-  switch (memory_relation(dst, src, (Py_ssize_t)is)) {
-    case KP_MEMORY_SAME:
-      return 0;
-    case KP_MEMORY_OVERLAP:
-      return copy_overlapping(dst, src, (size_t)n * is, where);
-    default:
-      break;
-  }
+/* dst <- src, n > 0 elements of is bytes, whose memories do not overlap. */
+static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, size_t is, Py_ssize_t n, const char *where) {
   kp_plan p;
   plan_make(&p, dst->rank, dst->shape, dst->strides, src->strides);
 
