@@ -450,12 +450,12 @@ static int copy_through_temporary(kp_view *dst, kp_view *src, const char *where)
 }
 
 /* dst <- src where their memory overlaps, with NumPy's result: as if src
- * were copied first. Two host runs contiguous in the same order are one
- * memmove; anything else (strides that cross, a device space, whose
- * kernels and byte copies run in parallel) goes through a temporary. */
+ * were copied first. Two HostSpace runs contiguous in the same order are
+ * one memmove; anything else (strides that cross; other spaces, whose
+ * copies go through Kokkos' fences, byte copies and parallel kernels) goes
+ * through a temporary. */
 static int copy_overlapping(kp_view *dst, kp_view *src, size_t bytes, const char *where) {
-  if (!(same_order_contiguous(dst, src) && kp_bridge_space_host_accessible(dst->space) &&
-        kp_bridge_space_host_accessible(src->space)))
+  if (!(same_order_contiguous(dst, src) && dst->space == KP_SPACE_HOST && src->space == KP_SPACE_HOST))
     return copy_through_temporary(dst, src, where);
   int told = tools_begin(dst, src->space, src->label, src->data, bytes);
   if (told < 0) return -1;
