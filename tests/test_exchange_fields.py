@@ -105,7 +105,8 @@ def test_dlpack_rank_zero_needs_no_shape(versioned):
 def test_dlpack_ndim_beyond_eight_is_refused(versioned, ndim):
     p = Producer(np.zeros((2,) * 8), versioned=versioned)
     p.managed.dl_tensor.ndim = ndim
-    refused(p, BufferError, f"the tensor's ndim is {ndim}; Kokkos Views have rank 0 to 8")
+    why = "a rank cannot be negative" if ndim < 0 else f"a rank-{ndim} tensor exceeds Kokkos' maximum View rank 8"
+    refused(p, BufferError, f"the tensor's ndim is {ndim}[:;] {why}")
 
 
 @KINDS

@@ -503,8 +503,11 @@ kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyO
     goto fail;
   }
   if (t->ndim < 0 || t->ndim > KP_MAX_RANK) {
-    PyErr_Format(PyExc_BufferError, "%s: the tensor's ndim is %d; Kokkos Views have rank 0 to %d", where,
-                 (int)t->ndim, KP_MAX_RANK);
+    if (t->ndim < 0)
+      PyErr_Format(PyExc_BufferError, "%s: the tensor's ndim is %d; a rank cannot be negative", where, (int)t->ndim);
+    else
+      PyErr_Format(PyExc_BufferError, "%s: the tensor's ndim is %d: a rank-%d tensor exceeds Kokkos' maximum View rank %d",
+                   where, (int)t->ndim, (int)t->ndim, KP_MAX_RANK);
     goto fail;
   }
   int space = dl_tensor_space(t, where);

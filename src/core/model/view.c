@@ -140,8 +140,8 @@ int kp_check_span_at(const char *data, int rank, const Py_ssize_t *shape, const 
     size_t step, reach;
     if (mul_overflows(s, isz, &step) || step > max) {
       PyErr_Format(PyExc_BufferError,
-                   "%s: strides[%d] is %zd elements of %zd bytes: one step would span more than %zd bytes; these "
-                   "strides cannot describe memory (check the producer of this array)",
+                   "%s: strides[%d] is %zd elements of %zd bytes: these strides would span more than %zd bytes in "
+                   "one step; they cannot describe memory (check the producer of this array)",
                    where, r, strides[r], itemsize, PY_SSIZE_T_MAX);
       return -1;
     }
