@@ -472,6 +472,72 @@ static int dl_tensor_space(const kp_dl_tensor *t, const char *where) {
   return space;
 }
 
+/* The tensor's extents and element strides (t->ndim checked already):
+ * shape not NULL, extents >= 0, strides within +-PY_SSIZE_T_MAX, or
+ * compact row-major ones when there are none. -1 with BufferError. */
+static int dl_tensor_extents(const kp_dl_tensor *t, Py_ssize_t *shape, Py_ssize_t *strides, const char *where) {
+  int rank = (int)t->ndim;
+  if (rank > 0 && !t->shape) {
+    PyErr_Format(PyExc_BufferError, "%s: the tensor's shape is NULL for ndim %d", where, rank);
+    return -1;
+  }
+  for (int r = 0; r < rank; ++r) {
+    if (t->shape[r] < 0 || t->shape[r] > PY_SSIZE_T_MAX) {
+      PyErr_Format(PyExc_BufferError, "%s: the tensor's shape[%d] is %lld; extents cannot be negative", where, r,
+                   (long long)t->shape[r]);
+      return -1;
+    }
+    shape[r] = (Py_ssize_t)t->shape[r];
+  }
+  if (!t->strides) {
+    kp_contiguous_strides(rank, shape, KP_LAYOUT_RIGHT, strides); /* before DLPack 1.2: compact row-major */
+    return 0;
+  }
+  for (int r = 0; r < rank; ++r) {
+    if (t->strides[r] > PY_SSIZE_T_MAX || t->strides[r] < -PY_SSIZE_T_MAX) {
+      PyErr_Format(PyExc_BufferError, "%s: the tensor's strides[%d] is %lld", where, r, (long long)t->strides[r]);
+      return -1;
+    }
+    strides[r] = (Py_ssize_t)t->strides[r];
+  }
+  return 0;
+}
+
+/* The address of the tensor's first element, data + byte_offset, in *out:
+ * added without wrapping, not NULL and aligned when the tensor has
+ * elements (bytes of them). -1 with BufferError. */
+static int dl_tensor_address(const kp_dl_tensor *t, size_t bytes, Py_ssize_t itemsize, char **out, const char *where) {
+  uintptr_t addr;
+#if defined(__GNUC__) || defined(__clang__)
+  int wraps = __builtin_add_overflow((uintptr_t)t->data, t->byte_offset, &addr);
+#else
+  int wraps = t->byte_offset > (uint64_t)(UINTPTR_MAX - (uintptr_t)t->data);
+  addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
+#endif
+  if (wraps || (uint64_t)(uintptr_t)t->byte_offset != t->byte_offset) {
+    PyErr_Format(PyExc_BufferError, "%s: the tensor's data %p + byte_offset %llu is past the end of the address space",
+                 where, t->data, (unsigned long long)t->byte_offset);
+    return -1;
+  }
+  *out = (char *)addr;
+  if (bytes == 0) return 0;
+  if (!t->data || !addr) {
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the tensor has %zu bytes of elements but its address is NULL (data %p, byte_offset %llu)", where,
+                 bytes, t->data, (unsigned long long)t->byte_offset);
+    return -1;
+  }
+  size_t align = (size_t)(itemsize > 8 ? 8 : itemsize);
+  if (addr % align) {
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the tensor's data address %p is not aligned to its %zd-byte elements; Kokkos "
+                 "Views need aligned data (copy the tensor first)",
+                 where, (void *)addr, itemsize);
+    return -1;
+  }
+  return 0;
+}
+
 kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyObject *label, const char *where) {
   kp_dl_tensor *t;
   uint64_t flags = 0;
@@ -513,63 +579,13 @@ kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyO
   int space = dl_tensor_space(t, where);
   if (space < 0) goto fail;
   int rank = (int)t->ndim;
-  if (rank > 0 && !t->shape) {
-    PyErr_Format(PyExc_BufferError, "%s: the tensor's shape is NULL for ndim %d", where, rank);
-    goto fail;
-  }
   Py_ssize_t shape[KP_MAX_RANK], strides[KP_MAX_RANK];
-  for (int r = 0; r < rank; ++r) {
-    if (t->shape[r] < 0 || t->shape[r] > PY_SSIZE_T_MAX) {
-      PyErr_Format(PyExc_BufferError, "%s: the tensor's shape[%d] is %lld; extents cannot be negative", where, r,
-                   (long long)t->shape[r]);
-      goto fail;
-    }
-    shape[r] = (Py_ssize_t)t->shape[r];
-  }
-  if (t->strides) {
-    for (int r = 0; r < rank; ++r) {
-      if (t->strides[r] > PY_SSIZE_T_MAX || t->strides[r] < -PY_SSIZE_T_MAX) {
-        PyErr_Format(PyExc_BufferError, "%s: the tensor's strides[%d] is %lld", where, r, (long long)t->strides[r]);
-        goto fail;
-      }
-      strides[r] = (Py_ssize_t)t->strides[r];
-    }
-  } else {
-    kp_contiguous_strides(rank, shape, KP_LAYOUT_RIGHT, strides); /* before DLPack 1.2: compact row-major */
-  }
+  if (dl_tensor_extents(t, shape, strides, where) < 0) goto fail;
   size_t bytes;
   Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
   if (kp_checked_bytes(rank, shape, itemsize, &bytes, where) < 0) goto fail;
-  /* data + byte_offset without pointer arithmetic, which must not wrap. */
-  uintptr_t addr;
-#if defined(__GNUC__) || defined(__clang__)
-  int wraps = __builtin_add_overflow((uintptr_t)t->data, t->byte_offset, &addr);
-#else
-  int wraps = t->byte_offset > (uint64_t)(UINTPTR_MAX - (uintptr_t)t->data);
-  addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
-#endif
-  if (wraps || (uint64_t)(uintptr_t)t->byte_offset != t->byte_offset) {
-    PyErr_Format(PyExc_BufferError, "%s: the tensor's data %p + byte_offset %llu is past the end of the address space",
-                 where, t->data, (unsigned long long)t->byte_offset);
-    goto fail;
-  }
-  char *data = (char *)addr;
-  if (bytes > 0) {
-    if (!t->data || !addr) {
-      PyErr_Format(PyExc_BufferError,
-                   "%s: the tensor has %zu bytes of elements but its address is NULL (data %p, byte_offset %llu)",
-                   where, bytes, t->data, (unsigned long long)t->byte_offset);
-      goto fail;
-    }
-    size_t align = (size_t)(itemsize > 8 ? 8 : itemsize);
-    if (addr % align) {
-      PyErr_Format(PyExc_BufferError,
-                   "%s: the tensor's data address %p is not aligned to its %zd-byte elements; Kokkos "
-                   "Views need aligned data (copy the tensor first)",
-                   where, (void *)data, itemsize);
-      goto fail;
-    }
-  }
+  char *data;
+  if (dl_tensor_address(t, bytes, itemsize, &data, where) < 0) goto fail;
   if (kp_check_span_at(data, rank, shape, strides, itemsize, where) < 0) goto fail;
   int readonly = (flags & KP_DL_FLAG_READ_ONLY) != 0;
   /* From here the Allocation owns the tensor (and releases it on failure). */
