@@ -393,7 +393,7 @@ enum { KP_MEMORY_APART, KP_MEMORY_SAME, KP_MEMORY_OVERLAP };
  * they name the same elements in the same order (a copy of a View onto
  * itself), else KP_MEMORY_OVERLAP. Addresses are compared whatever the
  * spaces: a device-space View over host memory may alias a host View. The
- * spans were checked on construction (kp_check_span): nothing overflows. */
+ * spans were checked on construction (kp_check_span_at): nothing overflows. */
 static int memory_relation(const kp_view *dst, const kp_view *src, Py_ssize_t is) {
   /* two allocations of the package's own never overlap: nothing to compute */
   const kp_owner *downer = dst->owner, *sowner = src->owner;

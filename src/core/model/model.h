@@ -245,7 +245,7 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
                       const Py_ssize_t *strides, int dtype, int space, unsigned traits, int readonly, PyObject *label);
 /* kp_view_wrap with the layout given (it must describe the strides: a
  * rank-1 or extent-1 View fits more than one) instead of derived, and the
- * span of the strides already checked (kp_check_span) by the caller, or
+ * span of the strides already checked (kp_check_span_at) by the caller, or
  * known to be fine (contiguous strides of extents kp_checked_bytes took). */
 kp_view *kp_view_wrap_as(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank,
                          const Py_ssize_t *shape, const Py_ssize_t *strides, int dtype, int space, int layout,
@@ -275,10 +275,9 @@ int kp_checked_bytes(int rank, const Py_ssize_t *shape, Py_ssize_t itemsize, siz
  * Py_ssize_t, extents 0 and 1 included (so no offset or byte stride a View
  * computes can overflow; foreign strides may lie); else BufferError naming
  * where and the field, -1. An empty array's nonzero extents count too: its
- * other dimensions can still be indexed. */
-int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize, const char *where);
-/* kp_check_span, and for a non-empty array at data (NULL: not checked) its
- * elements neither below address 0 nor past the top of the address space. */
+ * other dimensions can still be indexed. Also, for a non-empty array at
+ * data (NULL: not checked), its elements neither below address 0 nor past
+ * the top of the address space. */
 int kp_check_span_at(const char *data, int rank, const Py_ssize_t *shape, const Py_ssize_t *strides,
                      Py_ssize_t itemsize, const char *where);
 /* Contiguous element strides for a layout. */

@@ -177,11 +177,6 @@ too_far:
   return -1;
 }
 
-int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize,
-                  const char *where) {
-  return kp_check_span_at(NULL, rank, shape, strides, itemsize, where);
-}
-
 kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank, const Py_ssize_t *shape,
                       const Py_ssize_t *strides, int dtype, int space, unsigned traits, int readonly, PyObject *label) {
   if (kp_check_span_at(data, rank, shape, strides, kp_dtypes[dtype].itemsize, "kokkos") < 0) return NULL;
