@@ -434,8 +434,8 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
     if (shape && (((PyList_Check(shape) || PyTuple_Check(shape)) && check_shape_list(shape, where) < 0) ||
                   kp_parse_shape(shape, &given, KP_MAX_RANK, where) < 0))
       return NULL;
-    return from_array(st, arr, label, dtype_o, space, layout_o, (unsigned)traits, unmanaged_asked, dynamic, copy,
-                      shape, &given, where);
+    return from_array(st, arr, label, dtype_o, space, layout_o, (unsigned)traits, unmanaged_asked, dynamic, copy, shape,
+                      &given, where);
   }
   if (!shape) {
     PyErr_Format(PyExc_TypeError, "%s: give a shape (list or tuple), a label and shape=, or an array", where);

@@ -572,8 +572,9 @@ kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyO
     if (t->ndim < 0)
       PyErr_Format(PyExc_BufferError, "%s: the tensor's ndim is %d; a rank cannot be negative", where, (int)t->ndim);
     else
-      PyErr_Format(PyExc_BufferError, "%s: the tensor's ndim is %d: a rank-%d tensor exceeds Kokkos' maximum View rank %d",
-                   where, (int)t->ndim, (int)t->ndim, KP_MAX_RANK);
+      PyErr_Format(PyExc_BufferError,
+                   "%s: the tensor's ndim is %d: a rank-%d tensor exceeds Kokkos' maximum View rank %d", where,
+                   (int)t->ndim, (int)t->ndim, KP_MAX_RANK);
     goto fail;
   }
   int space = dl_tensor_space(t, where);
@@ -690,8 +691,7 @@ static kp_view *view_from_exchange_api(kp_state *st, const kp_dl_exchange_api *a
   int known = m->version.major == KP_DL_MAJOR_VERSION;
   int32_t dev = known ? m->dl_tensor.device.device_type : 0;
   int space = kp_space_from_dlpack_device(dev);
-  if (known && dev != KP_DL_CPU && space >= 0 && kp_bridge_space_available(space) &&
-      api->current_work_stream) {
+  if (known && dev != KP_DL_CPU && space >= 0 && kp_bridge_space_available(space) && api->current_work_stream) {
     void *s = NULL;
     if (api->current_work_stream(dev, m->dl_tensor.device.device_id, &s) != 0) {
       release_versioned_keeping_error(m);

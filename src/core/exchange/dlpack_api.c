@@ -129,7 +129,8 @@ static int api_managed_tensor_from_py_object(void *py_object, kp_dl_managed_tens
 
 static int api_managed_tensor_to_py_object(kp_dl_managed_tensor_versioned *tensor, void **out_py_object) {
   if (!tensor) {
-    PyErr_SetString(PyExc_ValueError, "kokkos DLPack exchange (managed_tensor_to_py_object_no_sync): the tensor is NULL");
+    PyErr_SetString(PyExc_ValueError,
+                    "kokkos DLPack exchange (managed_tensor_to_py_object_no_sync): the tensor is NULL");
     return -1;
   }
   kp_state *st = kp_state_global();

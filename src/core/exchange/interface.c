@@ -185,8 +185,8 @@ static int read_version(PyObject *version, const kp_interface_ctx *c) {
   if (v == -1 && PyErr_Occurred()) return -1;
   long lo = c->cuda ? 0 : 3;
   if (overflow || v < lo || v > 3) {
-    PyErr_Format(PyExc_ValueError, "%s: %s['version'] is %R; kokkos reads version%s %ld%s", c->where, c->name,
-                 version, lo == 3 ? "" : "s", lo, lo == 3 ? "" : " to 3");
+    PyErr_Format(PyExc_ValueError, "%s: %s['version'] is %R; kokkos reads version%s %ld%s", c->where, c->name, version,
+                 lo == 3 ? "" : "s", lo, lo == 3 ? "" : " to 3");
     return -1;
   }
   return 0;
