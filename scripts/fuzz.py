@@ -278,7 +278,7 @@ def summary(camp, elapsed, cfg):
         rate = s["inputs"] / s["seconds"] if s["seconds"] else 0.0
         row = [s["inputs"], f"{s['seconds']:.1f}", f"{rate:.0f}"] + [s.get(k, 0) for k in fuzz.KINDS[1:]]
         lines.append(f"{f:22}" + "".join(f"{x:>11}" for x in row))
-        for c, x in zip(cols, row):
+        for c, x in zip(cols, row, strict=True):
             if c not in ("seconds", "inputs/s"):
                 total[c] += x
         total["seconds"] += s["seconds"]

@@ -211,7 +211,7 @@ def must_refuse(f, address):
     if any(abs(s * itemsize) > INT64_MAX for s in strides):
         return "stride overflows"
     empty = any(n == 0 for n in shape)
-    if not empty and sum((n - 1) * abs(s) for n, s in zip(shape, strides)) * itemsize > INT64_MAX:
+    if not empty and sum((n - 1) * abs(s) for n, s in zip(shape, strides, strict=True)) * itemsize > INT64_MAX:
         return "span overflows"
     if address >= 2**64:
         return "data + byte_offset overflows"
@@ -378,12 +378,12 @@ def run_capsule(case):
     consumed = f["name"] == "right"
     cap = tensor.capsule()
     how = f["seed"] % 3
-    arg = CapsuleProducer(tensor) if how == 2 else cap  # a producer's __dlpack__ hands it over
-    got, exc = attempt(lambda: (kokkos.from_dlpack, kokkos.asarray, kokkos.from_dlpack)[how](arg))
-    if how == 2 and arg.calls != 1:
+    producer = CapsuleProducer(tensor)  # its __dlpack__ hands the capsule over
+    entry = (kokkos.from_dlpack, kokkos.asarray, kokkos.from_dlpack)[how]
+    got, exc = attempt(entry, producer if how == 2 else cap)
+    if how == 2 and producer.calls != 1:
         consumed = False
-    del arg
-    del cap
+    del producer, cap
     if exc is not None:
         bad = unexpected(exc)
         if bad:
@@ -509,7 +509,7 @@ def run_exchange(case):
     keep += [fns, sfn]
     apis = [ExchangeAPI() for _ in case["tables"]]
     n = len(apis)
-    for i, (api, t) in enumerate(zip(apis, case["tables"])):
+    for i, (api, t) in enumerate(zip(apis, case["tables"], strict=True)):
         api.major, api.minor = t["major"], t["minor"]
         if t["from_py"] != "NULL":
             api.managed_tensor_from_py_object_no_sync = ctypes.cast(fns[t["from_py"]], ctypes.c_void_p).value
