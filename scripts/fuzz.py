@@ -31,6 +31,7 @@ import json
 import os
 import queue
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -259,7 +260,10 @@ def run_campaign(cfg):
                 f, start, n = work.get_nowait()
             except queue.Empty:
                 return
-            camp.run_batch(f, cfg.seed, start, n)
+            try:
+                camp.run_batch(f, cfg.seed, start, n)
+            except Exception as e:  # noqa: BLE001 - the driver's own failure is a finding too
+                camp.finding(f, cfg.seed, start, "harness", f"the driver failed on this batch: {e!r}", "")
 
     threads = [threading.Thread(target=worker) for _ in range(cfg.jobs)]
     for t in threads:
@@ -271,19 +275,19 @@ def run_campaign(cfg):
 
 def summary(camp, elapsed, cfg):
     lines = []
-    cols = ["inputs", "seconds", "inputs/s"] + list(fuzz.KINDS[1:])
+    cols = ["inputs", "seconds", "inputs/s"] + list(fuzz.KINDS)
     lines.append(f"{'family':22}" + "".join(f"{c:>11}" for c in cols))
     total = {c: 0 for c in cols}
     for f, s in camp.stats.items():
         rate = s["inputs"] / s["seconds"] if s["seconds"] else 0.0
-        row = [s["inputs"], f"{s['seconds']:.1f}", f"{rate:.0f}"] + [s.get(k, 0) for k in fuzz.KINDS[1:]]
+        row = [s["inputs"], f"{s['seconds']:.1f}", f"{rate:.0f}"] + [s.get(k, 0) for k in fuzz.KINDS]
         lines.append(f"{f:22}" + "".join(f"{x:>11}" for x in row))
         for c, x in zip(cols, row, strict=True):
             if c not in ("seconds", "inputs/s"):
                 total[c] += x
         total["seconds"] += s["seconds"]
     rate = total["inputs"] / total["seconds"] if total["seconds"] else 0.0
-    row = [total["inputs"], f"{total['seconds']:.1f}", f"{rate:.0f}"] + [total[k] for k in fuzz.KINDS[1:]]
+    row = [total["inputs"], f"{total['seconds']:.1f}", f"{rate:.0f}"] + [total[k] for k in fuzz.KINDS]
     lines.append(f"{'all':22}" + "".join(f"{x:>11}" for x in row))
     lines.append(
         f"seed {cfg.seed}, -j {cfg.jobs}, batch {cfg.batch}, {elapsed:.1f} s elapsed; "
@@ -298,7 +302,7 @@ def parse(argv):
     ap.add_argument("--count", type=int, default=2000, help="inputs per family (default 2000)")
     ap.add_argument("--first", type=int, default=0, help="index of the first input (default 0)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--batch", type=int, default=250, help="inputs per child (default 250)")
+    ap.add_argument("--batch", type=int, default=500, help="inputs per child (default 500)")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="children at a time (default 2)")
     ap.add_argument("--python", default=sys.executable, help="interpreter of the children (default: this one)")
     ap.add_argument("--sanitizer", choices=("auto", "on", "off"), default="auto")
@@ -310,8 +314,9 @@ def parse(argv):
     ap.add_argument("--json", action="store_true", help="print the summary as JSON too")
     ap.add_argument("--quiet", action="store_true")
     cfg = ap.parse_args(argv)
+    cfg.python = os.path.abspath(shutil.which(cfg.python) or cfg.python)  # children start in tests/
     cfg.families = [f for f in cfg.families.split(",") if f]
-    bad = [f for f in cfg.families if f not in fuzz.FAMILIES]
+    bad = [f for f in cfg.families if f not in fuzz.MODULES]
     if bad:
         ap.error(f"unknown families {bad}; known: {', '.join(fuzz.FAMILIES)}")
     if cfg.sanitizer == "auto":

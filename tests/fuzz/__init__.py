@@ -50,6 +50,7 @@ MODULES = {
     "index": "indexing",
     "construct": "construct",
     "overlap": "overlap",
+    "selftest": "selftest",  # the driver's own test (tests/test_fuzz.py), not a campaign family
 }
 
 # Kinds that fail a campaign (the driver adds crash, hang, sanitizer, harness).

@@ -24,7 +24,9 @@ import warnings
 
 
 def rng_for(name, seed, index):
-    return random.Random(f"{name}/{seed}/{index}")
+    rng = random.Random(f"{name}/{seed}/{index}")
+    rng.fuzz_index = index  # for the selftest family only
+    return rng
 
 
 def main(argv):

@@ -127,6 +127,10 @@ def _ints(xs):
 def build(case, rng_for_data):
     """(producer dict, Backing or None): the dict the producer will hand out."""
     shape, strides, itemsize = case["shape"], case["strides"], case["itemsize"]
+    try:  # the size the typestr says, which a reader will use
+        itemsize = max(itemsize, np.dtype(case["typestr"]).itemsize)
+    except Exception:  # noqa: BLE001
+        itemsize = max(itemsize, 16)
     backing = None
     addr = 0
     if _ints(shape) and (strides is None or (_ints(strides) and len(strides) == len(shape))):
