@@ -141,7 +141,15 @@ def run(case):
     }[case["kind"]](case, rng)
 
 
+MAX_ALLOCATION = 1 << 26  # bytes: a valid View bigger than this is not made (a shared machine)
+
+
 def run_view(case, rng):
+    shape = _shape_tuple(case["shape"])
+    if shape is not None and all(n >= 0 for n in shape) and len(shape) <= 8:
+        size = int(np.prod([max(n, 1) for n in shape], dtype=object)) * 16
+        if MAX_ALLOCATION < size <= 2**62:
+            return "ok", f"not run: a valid allocation of up to {size} bytes"
     kw = _kwargs(case, ("label", "space", "layout", "trait"))
     if case["kind"] == "View":
         args = (case["shape"],) + ((case["dtype"],) if case["dtype"] is not None else ())
@@ -151,7 +159,6 @@ def run_view(case, rng):
         if case["dtype"] is not None:
             kw["dtype"] = case["dtype"]
         got, exc = attempt(lambda: kokkos.array(case["shape"], **kw))
-    shape = _shape_tuple(case["shape"])
     try:
         itemsize = np.dtype(
             kokkos.convert_dtype(case["dtype"] if case["dtype"] is not None else kokkos.float64)

@@ -23,7 +23,7 @@ from .common import DTYPES, EDGE_INTS, Index, Injected, attempt, compare_view, s
 
 DOCUMENTED = re.compile(
     r"fancy and boolean|shapes differ|out of range|not a finite number|cannot store a complex|"
-    r"larger than the maximum|single ellipsis|too many indices|must be ints, slices"
+    r"larger than the maximum|single ellipsis|too many indices|must be ints, slices|cannot store a (str|bytes)"
 )
 
 
