@@ -22,17 +22,17 @@ ROOT = Path(__file__).resolve().parent.parent
 FUZZ = ROOT / "scripts" / "fuzz.py"
 SANITIZED = os.environ.get("KOKKOS_PYTHON_SANITIZED") == "1"
 SEED = 20261206
-# Inputs per family in CI: about a minute of the two cores in all (the
+# Inputs per family in CI: about two minutes of the two cores in all (the
 # per-family rates are in docs/hardening.md); a quarter under the sanitizers.
 COUNTS = {
-    "array_interface": 3000,
-    "cuda_array_interface": 1000,
-    "dlpack": 2000,
-    "exchange_api": 500,
-    "pickle": 2000,
-    "index": 3000,
-    "construct": 1000,
-    "overlap": 3000,
+    "array_interface": 8000,
+    "cuda_array_interface": 3000,
+    "dlpack": 6000,
+    "exchange_api": 2000,
+    "pickle": 6000,
+    "index": 8000,
+    "construct": 3000,
+    "overlap": 8000,
 }
 
 

@@ -99,6 +99,15 @@ _capsule_new.restype = ctypes.py_object
 _capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 
 
+_capsule_name_of = ctypes.pythonapi.PyCapsule_GetName
+_capsule_name_of.restype = ctypes.c_char_p
+_capsule_name_of.argtypes = [ctypes.py_object]
+
+
+def _capsule_name(cap):
+    return _capsule_name_of(cap) or b""
+
+
 def family(name):
     return CAPSULES if name == "dlpack" else EXCHANGE
 
@@ -328,11 +337,12 @@ class Tensor:
 
 class CapsuleProducer:
     def __init__(self, tensor):
-        self.tensor, self.calls = tensor, 0
+        self.tensor, self.calls, self.last = tensor, 0, None
 
     def __dlpack__(self, **kwargs):
         self.calls += 1
-        return self.tensor.capsule()
+        self.last = self.tensor.capsule()
+        return self.last
 
     def __dlpack_device__(self):
         return tuple(self.tensor.f["device"])
@@ -381,16 +391,20 @@ def run_capsule(case):
     producer = CapsuleProducer(tensor)  # its __dlpack__ hands the capsule over
     entry = (kokkos.from_dlpack, kokkos.asarray, kokkos.from_dlpack)[how]
     got, exc = attempt(entry, producer if how == 2 else cap)
-    if how == 2 and producer.calls != 1:
-        consumed = False
+    if how == 2:
+        consumed = consumed and producer.calls == 1
+        cap = producer.last
+    # A consumer owns the tensor once it renamed the capsule "used_...": then it
+    # must call the deleter exactly once, whether it refuses the tensor or not.
+    taken = cap is not None and _capsule_name(cap).startswith(b"used_") and f["name"] == "right"
     del producer, cap
     if exc is not None:
         bad = unexpected(exc)
         if bad:
             return "error", bad
         gc.collect()
-        if f["deleter"] and tensor.deleted != (1 if consumed else 0):
-            return "wrong", f"refused ({exc}); the deleter ran {tensor.deleted} times"
+        if f["deleter"] and tensor.deleted != (1 if taken else 0):
+            return "wrong", f"refused ({exc}); the deleter ran {tensor.deleted} times (capsule taken: {taken})"
         if why or not consumed:
             return "refused", why or "not a capsule"
         return "divergence", f"the rules allow it, kokkos: {type(exc).__name__}: {str(exc)[:200]}"

@@ -141,12 +141,14 @@ def _judge(case, got, data, meta):
     need = int(np.prod(want_shape)) * dt.itemsize if want_shape else dt.itemsize
     if n is not None and n != need:
         return "wrong", f"accepted {n} bytes for metadata needing {need} ({dt}, shape {want_shape})"
+    if layout in ("LayoutLeft", 1) and got.layout != kokkos.LayoutLeft:
+        return "wrong", f"layout {got.layout}, metadata {layout!r}"
     if isinstance(label, str) and got.label != label:
         return "wrong", f"label {got.label!r}, metadata {label!r}"
     if n is None or not got.host_accessible:
         return "ok", "rebuilt"
     raw = memoryview(data).tobytes("A") if not isinstance(data, kokkos.View) else np.asarray(data).tobytes("A")
-    order = "F" if layout == "LayoutLeft" else "C"
+    order = "F" if got.layout == kokkos.LayoutLeft else "C"  # the metadata's layout, by any of its names
     ref = np.frombuffer(raw, dt).reshape(want_shape, order=order) if need else np.zeros(want_shape, dt)
     if not same_bytes(np.asarray(got), ref):
         return "wrong", f"rebuilt values\n{np.asarray(got)!r}\nfrom the bytes\n{ref!r}"
