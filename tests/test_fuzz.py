@@ -66,20 +66,23 @@ def test_driver_finds_isolates_and_saves_each_kind(tmp_path):
         env={"KOKKOS_FUZZ_SELFTEST": plan},
     )
     assert r.returncode == 1, r.stdout + r.stderr
+    # (under the sanitizers ASan reports the SEGV itself and aborts: kind "sanitizer")
+    died = "sanitizer" if SANITIZED else "crash"
     found = {(f["index"], f["kind"]) for f in _findings(tmp_path)}
-    assert found == {(3, "wrong"), (7, "crash"), (9, "crash"), (13, "hang")}, r.stdout
+    assert found == {(3, "wrong"), (7, died), (9, "crash"), (13, "hang")}, r.stdout
     by_index = {f["index"]: f for f in _findings(tmp_path)}
-    assert "SIGSEGV" in by_index[7]["detail"] and "SIGABRT" in by_index[9]["detail"]
+    assert ("SEGV" if SANITIZED else "SIGSEGV") in by_index[7]["detail"] and "SIGABRT" in by_index[9]["detail"]
     assert by_index[7]["replay"].endswith("selftest:0:7") or "selftest:0:7 " in by_index[7]["replay"]
     stats = json.loads((tmp_path / "summary.json").read_text())["stats"]["selftest"]
     assert stats["inputs"] == 20, stats  # every input ran: those after each crash too
-    assert stats["ok"] == 16 and stats["crash"] == 2 and stats["hang"] == 1 and stats["wrong"] == 1, stats
+    assert stats["ok"] == 16 and stats["crash"] + stats["sanitizer"] == 2, stats
+    assert stats["hang"] == 1 and stats["wrong"] == 1, stats
 
 
 @pytest.mark.timeout(300)
 def test_replay_runs_one_input(tmp_path):
-    r = _run(tmp_path, "--replay", "selftest:0:5", env={"KOKKOS_FUZZ_SELFTEST": "crash:5"})
-    assert r.returncode == 1 and "crash" in r.stdout and "SIGSEGV" in r.stdout, r.stdout + r.stderr
+    r = _run(tmp_path, "--replay", "selftest:0:5", env={"KOKKOS_FUZZ_SELFTEST": "abort:5"})
+    assert r.returncode == 1 and "crash" in r.stdout and "SIGABRT" in r.stdout, r.stdout + r.stderr
     r = _run(tmp_path, "--replay", "overlap:1:0")
     assert "input: {" in r.stdout, r.stdout + r.stderr
 
