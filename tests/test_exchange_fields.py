@@ -471,3 +471,19 @@ def test_array_shape_that_agrees_stays_accepted():
         assert v.shape == [2, 3]
     assert kokkos.array(np.array(2.0), shape=()).shape == []
     assert np.asarray(kokkos.array(arr, shape=[2, 3])).base is not None
+
+
+@pytest.mark.parametrize(
+    "args,kwargs,exc,match",
+    [
+        (([1, 2, 3], (5,)), {}, ValueError, r"first argument \[1, 2, 3\] is the View's shape .* and shape \(5,\)"),
+        (([2, 2],), {"shape": [4]}, ValueError, r"first argument \[2, 2\] is the View's shape .* and shape \[4\]"),
+        (([[1, 2, 3], [4, 5, 6]],), {"shape": (2, 3)}, TypeError, "this one holds sequences"),
+        (([1.0, 2.0],), {"shape": [2]}, TypeError, r"shape\[0\] = 1.0 is not an int"),
+    ],
+    ids=stable_id,
+)
+def test_array_list_first_with_a_shape_is_refused(args, kwargs, exc, match):
+    # a list first is the shape (pykokkos-base); a second shape beside it was once silently ignored
+    with pytest.raises(exc, match=rf"^kokkos.array\(\): .*{match}"):
+        kokkos.array(*args, **kwargs)

@@ -404,6 +404,15 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
     label = first;
   } else if ((PyList_Check(first) || PyTuple_Check(first)) && !shape) {
     shape = first;
+  } else if ((PyList_Check(first) || PyTuple_Check(first)) && first != shape) {
+    /* A list first is the shape; with another shape it was once ignored. */
+    if (check_shape_list(first, where) < 0) return NULL;
+    PyErr_Format(PyExc_ValueError,
+                 "%s: the first argument %R is the View's shape (a list or tuple, as in pykokkos-base) and shape %R "
+                 "is given too; give one shape (a label first: kokkos.array('x', shape=...); data: "
+                 "kokkos.array(numpy.array(data)))",
+                 where, first, shape);
+    return NULL;
   } else if (!arr && !PyUnicode_Check(first) && !PyList_Check(first) && !PyTuple_Check(first)) {
     arr = first;
   }
