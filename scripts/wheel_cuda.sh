@@ -95,7 +95,7 @@ for whl in "$raw"/pykokkos_base-*.whl; do
 done
 for info in "$raw"/tree/*/pykokkos_base-*.dist-info; do
   sed -i 's/^Name: pykokkos-base$/Name: pykokkos-base-cu13/' "$info/METADATA"
-  mv "$info" "${info/pykokkos_base-/pykokkos_base_cu13-}"
+  mv "$info" "$(dirname "$info")/pykokkos_base_cu13-${info##*/pykokkos_base-}"
 done
 for t in "$raw"/tree/*/; do "$env/bin/wheel" pack -d "$raw" "$t" >/dev/null; done
 
