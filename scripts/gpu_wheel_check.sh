@@ -9,8 +9,8 @@
 # with none there it is built first, make wheel-cuda, which needs
 # KOKKOS_PYTHON_KOKKOS_SOURCE naming a Kokkos 4 source when offline). OUT
 # (default build/gpu-wheel) gets a fresh virtual environment with the wheel
-# (pip --no-deps --no-index: nothing downloaded; the system's NumPy, CuPy,
-# PyTorch, pytest come through --system-site-packages) and the logs. Then, run
+# (pip --no-deps --no-index: nothing downloaded; NumPy, CuPy, PyTorch and
+# pytest are PYTHON's, seen after the venv's own packages) and the logs. Then, run
 # outside the source tree's build:
 #   1. the seed's CUDA example (a CudaUVMSpace View seen by NumPy);
 #   2. tests/test_wheel_cuda.py and the cuda-marked tests that build no C++
@@ -39,8 +39,12 @@ wheel=$(cd "$(dirname "$wheel")" && pwd)/$(basename "$wheel")
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 rm -rf "$out/venv"
-"$py" -m venv --system-site-packages "$out/venv"
+"$py" -m venv "$out/venv"
 vpy=$out/venv/bin/python
+# The packages of $py (itself perhaps a virtual environment, which
+# --system-site-packages would pass over) come after the venv's own.
+"$py" -c 'import site; print("\n".join(site.getsitepackages()))' \
+  >"$("$vpy" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/zz_outer_site.pth"
 t0=$(date +%s)
 "$vpy" -m pip install -q --disable-pip-version-check --no-deps --no-index "$wheel" || exit 1
 echo "gpu_wheel_check: $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB) installed in $(($(date +%s) - t0)) s"
