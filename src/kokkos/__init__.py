@@ -5,6 +5,11 @@ NumPy and other array libraries; pass them to and from C++ Kokkos code.
 The API is that of pykokkos-base: code written for it runs unchanged.
 """
 
+from ._load_hint import conflict as _conflict
+
+_clash = _conflict(__path__[0])  # pykokkos-base and pykokkos-base-cu13 installed over each other
+if _clash:
+    raise ImportError(_clash, name=__name__)
 try:
     from . import _core
 except ImportError as _exc:  # a library the core links is missing here: say which, and what to do
