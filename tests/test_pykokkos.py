@@ -440,8 +440,10 @@ PYKOKKOS_TESTS = [
     "tests/test_parallelscan.py",
     "tests/test_views.py",
 ]
-# Kokkos' Serial backend aborts the process on a team size above 1 (Kokkos,
-# not this package: pykokkos' tests assume OpenMP).
+# test_gh_180 ends the process in Kokkos::abort: Kokkos' Serial backend
+# refuses its team size of 2, and Kokkos before 4 (with any backend: the
+# wheel's 3.4 with OpenMP) its pk.ScratchView1D, a rank-1 View made with no
+# extent (Kokkos, not this package: docs/pykokkos.md).
 SERIAL_ABORTS = ["tests/test_AST_translator.py::test_gh_180"]
 # Kernels these run on pk.ExecutionSpace.OpenMP explicitly.
 OPENMP_ONLY = ["tests/test_parallelreduce.py::test_squaresum_types"]
@@ -517,7 +519,7 @@ def test_pykokkos_suite(tmp_path):
     """A representative part of pykokkos' tests, in a fresh interpreter, with
     the host backend as pykokkos' default (pykokkos defaults to OpenMP)."""
     deselected = (
-        (SERIAL_ABORTS if HOST_BACKEND == "Serial" else [])
+        (SERIAL_ABORTS if HOST_BACKEND == "Serial" or kokkos.kokkos_version() < (4, 0, 0) else [])
         + ([] if "OpenMP" in kokkos.enabled_backends() else OPENMP_ONLY)
         + (STRIDED_MEMBER if importlib.util.find_spec("cupy") else [])
     )
