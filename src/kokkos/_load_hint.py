@@ -32,7 +32,7 @@ _CAUSES = (
         "lib64 directory to LD_LIBRARY_PATH (or /etc/ld.so.conf.d), or install that CUDA version",
     ),
     (
-        re.compile(r"libkokkos\w*\.so[.0-9]*: cannot open shared object file"),
+        re.compile(r"libkokkos[\w-]*\.so[.0-9]*: cannot open shared object file"),
         "the Kokkos library it was built against is gone or moved: reinstall the package (pip install .) "
         "against the Kokkos you have, or put that Kokkos back",
     ),
