@@ -7,8 +7,10 @@
 #  1. Kokkos' own CMake package (Kokkos_ROOT, CMAKE_PREFIX_PATH, system),
 #     used as is when its include directories exist;
 #  2. otherwise (Debian 12's libtrilinos-kokkos-dev ships a config naming
-#     /usr/lib/include and mpicxx, neither of which exists) find
-#     Kokkos_Core.hpp and the kokkoscore library directly.
+#     /usr/lib/include and mpicxx, neither of which exists; Debian sid's
+#     libkokkos-dev 5.2.2 one naming libkokkosalgorithms.a and
+#     libkokkossimd.a, which it does not ship) find Kokkos_Core.hpp and the
+#     kokkoscore library directly.
 # Two things found there are not a Kokkos to build against: the forwarding
 # layout an earlier install of this package put in site-packages
 # (PykokkosLayout.cmake), and the Kokkos an earlier install brought inside
@@ -24,6 +26,74 @@ if(TARGET kokkos_python::kokkos)
 endif()
 set(KokkosInstall_FOUND FALSE)
 
+# kokkos_python_cxx_standard(<KokkosCore_config.h> <out>): the C++ standard
+# that Kokkos was built with (its KOKKOS_ENABLE_CXX<N>), at least 17: what
+# the bridge and every C++ module built against it must use (Kokkos 5 needs
+# C++20; Debian 12's 3.4 says 14, and nanobind needs 17).
+function(kokkos_python_cxx_standard config out)
+  set(_std 17)
+  if(EXISTS "${config}")
+    file(STRINGS "${config}" _lines REGEX "^#define KOKKOS_ENABLE_CXX[0-9]+")
+    foreach(_line IN LISTS _lines)
+      if(_line MATCHES "^#define KOKKOS_ENABLE_CXX([0-9]+)" AND CMAKE_MATCH_1 GREATER _std)
+        set(_std ${CMAKE_MATCH_1})
+      endif()
+    endforeach()
+  endif()
+  set(${out} ${_std} PARENT_SCOPE)
+endfunction()
+
+# _kp_missing_imported_files(<package dir> <out>): the files the imported
+# targets of the Kokkos CMake package in <package dir> name that do not
+# exist. CMake's generated KokkosTargets.cmake stops the configure (a fatal
+# error, even with QUIET) when one is missing, so this reads the files
+# before the package is loaded.
+function(_kp_missing_imported_files dir out)
+  set(_missing)
+  if(EXISTS "${dir}/KokkosTargets.cmake")
+    # _IMPORT_PREFIX: the package directory, one level up per line
+    get_filename_component(_prefix "${dir}/KokkosTargets.cmake" PATH)
+    file(STRINGS "${dir}/KokkosTargets.cmake" _ups REGEX "get_filename_component\\(_IMPORT_PREFIX \"\\\${_IMPORT_PREFIX}\" PATH\\)")
+    foreach(_up IN LISTS _ups)
+      get_filename_component(_prefix "${_prefix}" PATH)
+    endforeach()
+    file(GLOB _configs "${dir}/KokkosTargets-*.cmake")
+    foreach(_config IN LISTS _configs)
+      file(STRINGS "${_config}" _checks REGEX "^list\\(APPEND _(cmake_import_check_files_for|IMPORT_CHECK_FILES_FOR)_")
+      foreach(_check IN LISTS _checks)
+        string(REGEX MATCHALL "\"[^\"]+\"" _files "${_check}")
+        foreach(_file IN LISTS _files)
+          string(REPLACE "\"" "" _file "${_file}")
+          string(REPLACE "\${_IMPORT_PREFIX}" "${_prefix}" _file "${_file}")
+          if(NOT EXISTS "${_file}")
+            list(APPEND _missing "${_file}")
+          endif()
+        endforeach()
+      endforeach()
+    endforeach()
+  endif()
+  set(${out} "${_missing}" PARENT_SCOPE)
+endfunction()
+
+# _kp_find_kokkos_package(): find_package(Kokkos CONFIG QUIET), except that
+# a package naming files it does not have is located (by its version file,
+# which sets nothing else) and left unloaded: Kokkos_FOUND is then FALSE.
+macro(_kp_find_kokkos_package)
+  find_package(Kokkos CONFIG QUIET CONFIGS KokkosConfigVersion.cmake)
+  set(_kp_missing)
+  if(Kokkos_FOUND)
+    _kp_missing_imported_files("${Kokkos_DIR}" _kp_missing)
+  endif()
+  set(Kokkos_FOUND FALSE)
+  if(_kp_missing)
+    list(JOIN _kp_missing ", " _kp_missing_text)
+    message(STATUS "kokkos-python: the Kokkos CMake package at ${Kokkos_DIR} names files it does not ship "
+                   "(${_kp_missing_text}; so does Debian sid's libkokkos-dev 5.2.2); finding Kokkos by its files instead")
+  else()
+    find_package(Kokkos CONFIG QUIET)
+  endif()
+endmacro()
+
 # ---- 0 and 1: a CMake package -------------------------------------------------
 set(_kp_usable FALSE)
 if(KOKKOS_PYTHON_KOKKOS_PACKAGE_DIR)
@@ -36,7 +106,7 @@ if(KOKKOS_PYTHON_KOKKOS_PACKAGE_DIR)
   find_package(Kokkos CONFIG REQUIRED PATHS "${KOKKOS_PYTHON_KOKKOS_PACKAGE_DIR}" NO_DEFAULT_PATH)
   set(_kp_usable TRUE)
 else()
-  find_package(Kokkos CONFIG QUIET)
+  _kp_find_kokkos_package()
   if(Kokkos_FOUND AND EXISTS "${Kokkos_DIR}/kokkos_python_internal.txt")
     message(STATUS "kokkos-python: ${Kokkos_DIR} is the Kokkos an earlier install of this package brought; looking past it")
     get_filename_component(_kp_old_prefix "${Kokkos_DIR}/../../.." ABSOLUTE)
@@ -45,7 +115,7 @@ else()
     unset(Kokkos_DIR CACHE)
     set(Kokkos_FOUND FALSE)
     if(NOT CMAKE_VERSION VERSION_LESS 3.23) # CMAKE_IGNORE_PREFIX_PATH
-      find_package(Kokkos CONFIG QUIET)
+      _kp_find_kokkos_package()
     endif()
   endif()
   if(Kokkos_FOUND AND TARGET Kokkos::kokkos)
@@ -162,8 +232,10 @@ if(_kp_ver)
 endif()
 
 file(STRINGS "${KOKKOS_PYTHON_INCLUDE_DIR}/KokkosCore_config.h" _kp_openmp REGEX "#define KOKKOS_ENABLE_OPENMP")
+kokkos_python_cxx_standard("${KOKKOS_PYTHON_INCLUDE_DIR}/KokkosCore_config.h" _kp_std)
 add_library(kokkos_python::kokkos INTERFACE IMPORTED)
 target_include_directories(kokkos_python::kokkos INTERFACE "${KOKKOS_PYTHON_INCLUDE_DIR}")
+target_compile_features(kokkos_python::kokkos INTERFACE cxx_std_${_kp_std})
 target_link_libraries(kokkos_python::kokkos INTERFACE "${KOKKOS_PYTHON_CORE_LIBRARY}" ${CMAKE_DL_LIBS})
 if(_kp_openmp)
   find_package(OpenMP REQUIRED COMPONENTS CXX)

@@ -166,6 +166,7 @@ set(_kp_cuda_arch_table
 
 set(_kp_kokkos_cxx "${CMAKE_CXX_COMPILER}")
 set(_kp_env)
+set(_kp_changes)
 if(_kp_cuda)
   list(APPEND _kp_backends Cuda)
   if(NOT KOKKOS_PYTHON_NVCC)
@@ -209,25 +210,42 @@ if(_kp_cuda)
     endif()
   endif()
   # CUDA 13 needs source changes in Kokkos 4.6 and develop
-  # (scripts/kokkos_cuda13.py, docs/cuda.md): made in a copy of the source.
+  # (scripts/kokkos_cuda13.py, docs/cuda.md): made in a copy of the source (below).
   execute_process(COMMAND "${KOKKOS_PYTHON_NVCC}" --version OUTPUT_VARIABLE _kp_nvcc_version ERROR_QUIET)
   if(_kp_nvcc_version MATCHES "release ([0-9]+)\\." AND NOT CMAKE_MATCH_1 LESS 13)
-    string(SHA256 _kp_copy_key "${_kp_src}")
-    string(SUBSTRING "${_kp_copy_key}" 0 16 _kp_copy_key)
-    set(_kp_copy "${_kp_work}/source-cuda13-${_kp_copy_key}")
-    if(NOT EXISTS "${_kp_copy}/.patched")
-      message(STATUS "kokkos-python: CUDA 13: making scripts/kokkos_cuda13.py's changes in a copy of the Kokkos source")
-      file(REMOVE_RECURSE "${_kp_copy}")
-      file(COPY "${_kp_src}/" DESTINATION "${_kp_copy}")
-      execute_process(COMMAND "${Python_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/scripts/kokkos_cuda13.py" "${_kp_copy}"
+    list(APPEND _kp_changes kokkos_cuda13)
+  endif()
+endif()
+
+# Source changes, made in a copy of the source (the source itself is left
+# as it is): Kokkos 3.x includes no <cstdint> where it uses uint32_t, which
+# GCC 13's libstdc++ no longer brings along (scripts/kokkos_gcc13.py); CUDA
+# 13 (above).
+if(_kp_MAJOR LESS 4)
+  list(INSERT _kp_changes 0 kokkos_gcc13)
+endif()
+if(_kp_changes)
+  list(JOIN _kp_changes "-" _kp_changes_name)
+  string(SHA256 _kp_copy_key "${_kp_src}")
+  string(SUBSTRING "${_kp_copy_key}" 0 16 _kp_copy_key)
+  set(_kp_copy "${_kp_work}/source-${_kp_changes_name}-${_kp_copy_key}")
+  if(NOT EXISTS "${_kp_copy}/.patched")
+    message(STATUS "kokkos-python: making the changes of scripts/${_kp_changes_name}.py in a copy of the Kokkos source")
+    file(REMOVE_RECURSE "${_kp_copy}")
+    file(COPY "${_kp_src}/" DESTINATION "${_kp_copy}")
+    foreach(_kp_change IN LISTS _kp_changes)
+      execute_process(COMMAND "${Python_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/scripts/${_kp_change}.py" "${_kp_copy}"
                       RESULT_VARIABLE _kp_patch_rc)
       if(NOT _kp_patch_rc EQUAL 0)
-        message(FATAL_ERROR "kokkos-python: scripts/kokkos_cuda13.py failed on ${_kp_copy}")
+        message(FATAL_ERROR "kokkos-python: scripts/${_kp_change}.py failed on ${_kp_copy}")
       endif()
-      file(TOUCH "${_kp_copy}/.patched")
-    endif()
-    set(_kp_src "${_kp_copy}")
+    endforeach()
+    file(TOUCH "${_kp_copy}/.patched")
   endif()
+  set(_kp_src "${_kp_copy}")
+endif()
+
+if(_kp_cuda)
   # Kokkos with CUDA is compiled through its nvcc_wrapper, which runs nvcc
   # with this project's C++ compiler as the host compiler.
   if(NOT CMAKE_CXX_COMPILER MATCHES "nvcc_wrapper")
@@ -249,7 +267,25 @@ if(NOT _kp_has)
   list(APPEND _kp_args -DCMAKE_CXX_STANDARD=${_kp_std})
 endif()
 
+# Options Kokkos 5.2 removed (the source's version says which Kokkos this
+# is; no Kokkos 5 source was at hand to build here, only Debian sid's 5.2.2
+# binary package): Kokkos_CXX_STANDARD is CMAKE_CXX_STANDARD there, and
+# Kokkos_ENABLE_CUDA_UVM is gone (CudaUVMSpace stays; it is no longer the
+# default memory space). Given to 5.2, Kokkos' configure stops.
+set(_kp_pass)
 foreach(_kp_name IN LISTS _kp_given)
+  if(_kp_src_version VERSION_GREATER_EQUAL 5.2 AND _kp_name STREQUAL "Kokkos_CXX_STANDARD")
+    message(STATUS "kokkos-python: Kokkos ${_kp_src_version} has no Kokkos_CXX_STANDARD; passing "
+                   "CMAKE_CXX_STANDARD=${Kokkos_CXX_STANDARD} instead")
+    list(APPEND _kp_args "-DCMAKE_CXX_STANDARD=${Kokkos_CXX_STANDARD}")
+  elseif(_kp_src_version VERSION_GREATER_EQUAL 5.2 AND _kp_name STREQUAL "Kokkos_ENABLE_CUDA_UVM")
+    message(WARNING "kokkos-python: Kokkos ${_kp_src_version} has no Kokkos_ENABLE_CUDA_UVM (removed in 5.2); "
+                    "left out. kokkos.CudaUVMSpace is still there to ask for by name.")
+  else()
+    list(APPEND _kp_pass ${_kp_name})
+  endif()
+endforeach()
+foreach(_kp_name IN LISTS _kp_pass)
   list(APPEND _kp_args "-D${_kp_name}=${${_kp_name}}")
 endforeach()
 if(DEFINED Kokkos_ENABLE_OPENMP AND Kokkos_ENABLE_OPENMP)

@@ -20,12 +20,42 @@ if(KOKKOS_PYTHON_INTERNAL_KOKKOS)
   set(KP_CFG_KOKKOS_LIBRARY "${KOKKOS_PYTHON_INTERNAL_KOKKOS_PREFIX}/lib/${_kp_lib_name}")
 elseif(KOKKOS_PYTHON_KOKKOS_SOURCE MATCHES "^CMake package")
   set(KP_CFG_KOKKOS_DIR "${Kokkos_DIR}")
-  find_path(KP_CFG_KOKKOS_INCLUDE_DIR Kokkos_Core.hpp
-    HINTS "${Kokkos_DIR}/../../../include" "${Kokkos_DIR}/../../include" "${Kokkos_DIR}/../include"
-    PATH_SUFFIXES kokkos trilinos NO_DEFAULT_PATH)
-  find_library(KP_CFG_KOKKOS_LIBRARY NAMES kokkoscore trilinos_kokkoscore
-    HINTS "${Kokkos_DIR}/../.." "${Kokkos_DIR}/.." "${Kokkos_DIR}/../../../lib" "${Kokkos_DIR}/../../../lib64"
-    NO_DEFAULT_PATH)
+  # Where the package says its headers and core library are: the include
+  # directories and the imported location of its targets (Debian puts the
+  # package four levels below /usr/include/kokkos; a prefix install two).
+  set(KP_CFG_KOKKOS_INCLUDE_DIR "")
+  set(KP_CFG_KOKKOS_LIBRARY "")
+  foreach(_kp_target Kokkos::kokkoscore Kokkos::kokkos)
+    if(TARGET ${_kp_target} AND NOT KP_CFG_KOKKOS_INCLUDE_DIR)
+      get_target_property(_kp_incs ${_kp_target} INTERFACE_INCLUDE_DIRECTORIES)
+      foreach(_kp_inc IN LISTS _kp_incs)
+        if(NOT KP_CFG_KOKKOS_INCLUDE_DIR AND NOT _kp_inc MATCHES "^\\$<" AND EXISTS "${_kp_inc}/Kokkos_Core.hpp")
+          set(KP_CFG_KOKKOS_INCLUDE_DIR "${_kp_inc}")
+        endif()
+      endforeach()
+    endif()
+  endforeach()
+  if(TARGET Kokkos::kokkoscore)
+    get_target_property(_kp_type Kokkos::kokkoscore TYPE)
+    if(NOT _kp_type STREQUAL "INTERFACE_LIBRARY")
+      get_target_property(_kp_configs Kokkos::kokkoscore IMPORTED_CONFIGURATIONS)
+      foreach(_kp_suffix IN LISTS _kp_configs ITEMS "")
+        if(_kp_suffix)
+          set(_kp_suffix "_${_kp_suffix}")
+        endif()
+        get_target_property(_kp_loc Kokkos::kokkoscore IMPORTED_LOCATION${_kp_suffix})
+        if(NOT KP_CFG_KOKKOS_LIBRARY AND _kp_loc AND EXISTS "${_kp_loc}")
+          set(KP_CFG_KOKKOS_LIBRARY "${_kp_loc}")
+        endif()
+      endforeach()
+    endif()
+  endif()
+  if(NOT KP_CFG_KOKKOS_LIBRARY) # a package without Kokkos::kokkoscore: its usual places
+    find_library(KP_CFG_KOKKOS_LIBRARY_FOUND NAMES kokkoscore trilinos_kokkoscore
+      HINTS "${Kokkos_DIR}/../.." "${Kokkos_DIR}/.." "${Kokkos_DIR}/../../../lib" "${Kokkos_DIR}/../../../lib64"
+      NO_DEFAULT_PATH)
+    set(KP_CFG_KOKKOS_LIBRARY "${KP_CFG_KOKKOS_LIBRARY_FOUND}")
+  endif()
 else()
   set(KP_CFG_KOKKOS_DIR "")
   set(KP_CFG_KOKKOS_INCLUDE_DIR "${KOKKOS_PYTHON_INCLUDE_DIR}")
@@ -45,6 +75,9 @@ if(KP_CFG_KOKKOS_INCLUDE_DIR AND EXISTS "${KP_CFG_KOKKOS_INCLUDE_DIR}/KokkosCore
   endif()
 endif()
 set(KP_CFG_KOKKOS_VERSION "${KOKKOS_PYTHON_KOKKOS_VERSION}")
+# The C++ standard of that Kokkos, which modules built against it must use
+# (build.json's cxx_standard, the CMake package's compile feature).
+kokkos_python_cxx_standard("${KP_CFG_KOKKOS_INCLUDE_DIR}/KokkosCore_config.h" KP_CFG_CXX_STANDARD)
 
 # Where the installed package finds that Kokkos: absolute paths for a Kokkos
 # installed elsewhere; for its own, paths from the package directory
@@ -86,7 +119,7 @@ file(WRITE "${_kp_cfg_out}/build.json"
   \"kokkos_include_dir\": \"${_kp_json_include}\",
   \"kokkos_library\": \"${_kp_json_library}\",
   \"kokkos_openmp\": ${_kp_cfg_json_omp},
-  \"cxx_standard\": 17
+  \"cxx_standard\": ${KP_CFG_CXX_STANDARD}
 }
 ")
 install(FILES "${_kp_cfg_out}/kokkos_pythonConfig.cmake" "${_kp_cfg_out}/kokkos_pythonConfigVersion.cmake"

@@ -15,7 +15,8 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 have_kokkos() {
   [ -n "${Kokkos_ROOT:-}" ] && return 0
-  for f in /usr/include/Kokkos_Core.hpp /usr/include/trilinos/Kokkos_Core.hpp /usr/local/include/Kokkos_Core.hpp; do
+  for f in /usr/include/Kokkos_Core.hpp /usr/include/kokkos/Kokkos_Core.hpp /usr/include/trilinos/Kokkos_Core.hpp \
+           /usr/local/include/Kokkos_Core.hpp; do
     [ -f "$f" ] && return 0
   done
   return 1

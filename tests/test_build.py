@@ -97,6 +97,40 @@ PYBIND11_MODULE(kp_setuptools_demo, m) {
 """
 
 
+def _setuptools_path(tmp_path):
+    """A directory to put on PYTHONPATH for a setuptools build: None when
+    this Python has setuptools; else setuptools installed there from PyPI
+    (a Python 3.12+ venv has none). Skips, saying why, only when pip cannot
+    install it (no network)."""
+    import importlib.util
+
+    if importlib.util.find_spec("setuptools") is not None:
+        return None
+    target = tmp_path / "setuptools"
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "--target",
+            str(target),
+            "setuptools",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if r.returncode != 0:
+        pytest.skip(
+            "this Python has no setuptools (a Python 3.12+ venv comes without it) and pip could not install it: "
+            + (r.stderr.strip().splitlines() or ["no message"])[-1]
+        )
+    return target
+
+
 def test_setuptools_build_of_a_pybind11_module_with_the_public_helpers(tmp_path):
     """The recipe of docs/cxx.md: kokkos.include_dirs() and kokkos.ldflags()
     are all a setuptools build needs (kokkos.get_include() alone lacks
@@ -106,6 +140,10 @@ def test_setuptools_build_of_a_pybind11_module_with_the_public_helpers(tmp_path)
     pytest.importorskip("pybind11")
     if kokkos.get_memory_space_available("CudaSpace"):
         pytest.skip("a CUDA Kokkos's headers compile only with its nvcc_wrapper, not the plain host compiler")
+    env = dict(os.environ)
+    extra = _setuptools_path(tmp_path)
+    if extra is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(extra), env.get("PYTHONPATH", "")) if p)
     (tmp_path / "setup.py").write_text(SETUPTOOLS_SETUP)
     (tmp_path / "demo.cpp").write_text(SETUPTOOLS_DEMO)
     r = subprocess.run(
@@ -113,6 +151,7 @@ def test_setuptools_build_of_a_pybind11_module_with_the_public_helpers(tmp_path)
         cwd=tmp_path,
         capture_output=True,
         text=True,
+        env=env,
         timeout=600,
     )
     assert r.returncode == 0, r.stdout + r.stderr

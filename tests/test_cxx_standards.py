@@ -86,3 +86,46 @@ def test_cxxflags_name_the_standard_kokkos_needs():
     assert kokkos.cxx_standard() == max(17, _kokkos_standard())
     assert printed[0] == f"-std=c++{kokkos.cxx_standard()}"
     assert ("-fopenmp" in printed) == ("OpenMP" in kokkos.enabled_backends())
+
+
+# ---- what Kokkos 5.2 deprecates ------------------------------------------------------------------
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCES = [
+    os.path.join(d, f)
+    for top in ("include", os.path.join("src", "bridge"))
+    for d, _, files in os.walk(os.path.join(ROOT, top))
+    for f in files
+    if f.endswith((".h", ".hpp", ".cpp"))
+]
+
+
+def test_sources_are_found():
+    names = {os.path.basename(p) for p in SOURCES}
+    assert {"compat.hpp", "pybind11.hpp", "kokkos_python.hpp", "bridge.cpp"} <= names
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: os.path.relpath(p, ROOT))
+def test_no_host_mirror_and_no_out_of_rank_extent(path):
+    """Kokkos 5.2 deprecates View::HostMirror (host_mirror_type replaces it)
+    and extent(r) for r >= rank. The headers and the bridge use neither:
+    every extent(r) with a variable r runs in a loop bounded by the rank."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    for n, line in enumerate(lines):
+        code = line.split("//")[0]
+        assert "HostMirror" not in code, f"{path}:{n + 1}: {line.strip()}"
+        for arg in re.findall(r"\bextent\((?:static_cast<\w+>\()?(\w+)\)?\)", code):
+            if arg.isdigit():
+                continue
+            loop = next(
+                (
+                    lines[k]
+                    for k in range(n, max(n - 12, -1), -1)
+                    if re.search(rf"\bfor \((?:int|unsigned|size_t) {arg} = ", lines[k])
+                ),
+                None,
+            )
+            assert loop is not None, f"{path}:{n + 1}: extent({arg}) outside a loop over the rank: {line.strip()}"
+            bound = re.search(rf"\b{arg} < ([^;]+);", loop)
+            assert bound and "rank" in bound.group(1), f"{path}:{n + 1}: extent({arg}) in {loop.strip()}"

@@ -151,12 +151,14 @@ def test_seed_from_numpy_example():
 def test_unmanaged_array_keeps_numpy_alive():
     arr = np.arange(10.0)
     ref = weakref.ref(arr) if hasattr(arr, "__weakref__") else None
+    # Counts compared before and after, never absolute: Python 3.14 no
+    # longer counts the reference getrefcount's own argument held.
+    alone = sys.getrefcount(arr)
     v = kokkos.unmanaged_array(arr, dtype=kokkos.double, trait=kokkos.Unmanaged)
-    before = sys.getrefcount(arr)
+    assert sys.getrefcount(arr) > alone  # the View holds the array
     del arr
     gc.collect()
     assert v[9] == 9.0
-    assert before >= 3
     if ref is not None:
         assert ref() is not None
     del v

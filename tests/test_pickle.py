@@ -60,7 +60,10 @@ def check_restored(v, w, mode):
     assert w.space == v.space
     assert w.strides == v.strides
     assert not w.readonly
-    want_trait = v.trait | kokkos.Unmanaged if mode.startswith("protocol5") else v.trait
+    # Only out of band does the View share the buffer it is given; in band
+    # pickle hands back a bytearray (bytes when read-only), copied as
+    # protocol 4's bytes are.
+    want_trait = v.trait | kokkos.Unmanaged if mode == "protocol5-outofband" else v.trait
     assert w.trait == want_trait
     np.testing.assert_array_equal(np.asarray(w), np.asarray(v))
 
@@ -114,7 +117,7 @@ def test_memory_traits_restored(trait, mode):
     v = filled((3, 4), kokkos.float32, trait=trait)
     w = round_trip(v, mode)
     assert w.trait & ~kokkos.Unmanaged == trait
-    assert bool(w.trait & kokkos.Unmanaged) == mode.startswith("protocol5")
+    assert bool(w.trait & kokkos.Unmanaged) == (mode == "protocol5-outofband")
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -163,21 +166,123 @@ def test_out_of_band_payload_is_not_in_the_stream():
         assert np.shares_memory(np.frombuffer(raw, dtype=np.uint8), np.asarray(v))
 
 
-def test_out_of_band_from_a_transport_buffer_shares_it():
+def test_out_of_band_from_a_transport_buffer_shares_a_memoryview_of_it():
     # What a transport delivers: a bytearray of its own (writable), or bytes.
-    v = filled((4, 5), kokkos.int64, kokkos.LayoutLeft, label="moved")
+    # Handed over as a memoryview, the View lives in it.
+    v = filled((4, 5), kokkos.int64, kokkos.LayoutLeft, label="moved", trait=kokkos.Restrict)
     buffers = []
     data = pickle.dumps(v, protocol=5, buffer_callback=buffers.append)
     received = bytearray(buffers[0].raw())
-    w = pickle.loads(data, buffers=[received])
+    w = pickle.loads(data, buffers=[memoryview(received)])
     np.testing.assert_array_equal(np.asarray(w), np.asarray(v))
     assert w.layout == kokkos.LayoutLeft and not w.readonly
+    assert w.trait == kokkos.Restrict | kokkos.Unmanaged
     np.asarray(w)[0, 0] = 12345
     assert int.from_bytes(received[:8], sys.byteorder, signed=True) == 12345
-    r = pickle.loads(data, buffers=[bytes(buffers[0].raw())])
-    assert r.readonly
+    r = pickle.loads(data, buffers=[memoryview(bytes(buffers[0].raw()))])
+    assert r.readonly and r.trait == kokkos.Restrict | kokkos.Unmanaged
     with pytest.raises(ValueError, match="is read-only"):
         r[0, 0] = 1
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray])
+def test_out_of_band_bytes_or_bytearray_is_copied(kind):
+    # Exactly bytes or bytearray is what pickle makes in band: the View gets
+    # memory of its own and the pickled traits, as protocol 4 gives.
+    v = filled((4, 5), kokkos.int64, kokkos.LayoutLeft, label="moved", trait=kokkos.Restrict)
+    buffers = []
+    data = pickle.dumps(v, protocol=5, buffer_callback=buffers.append)
+    received = kind(buffers[0].raw())
+    before = sys.getrefcount(received)
+    w = pickle.loads(data, buffers=[received])
+    assert sys.getrefcount(received) == before  # not held
+    assert w.trait == kokkos.Restrict and not w.readonly and w.label == "moved"
+    assert w.layout == kokkos.LayoutLeft
+    np.testing.assert_array_equal(np.asarray(w), np.asarray(v))
+    assert not np.shares_memory(np.asarray(w), np.frombuffer(received, np.uint8))
+    np.asarray(w)[0, 0] = 12345
+    assert int.from_bytes(received[:8], sys.byteorder, signed=True) == np.asarray(v)[0, 0]
+    if kind is bytearray:
+        received.extend(b"1234")  # no export of it is left
+
+
+class _Bytes(bytes):
+    pass
+
+
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        lambda b: pickle.PickleBuffer(bytearray(b)),
+        lambda b: memoryview(bytearray(b)),
+        lambda b: np.frombuffer(bytearray(b), np.uint8),
+        _Bytes,
+    ],
+    ids=["PickleBuffer", "memoryview", "numpy", "bytes-subclass"],
+)
+def test_out_of_band_other_buffers_stay_zero_copy(wrap):
+    v = filled((3, 7), kokkos.float32, trait=kokkos.RandomAccess)
+    buffers = []
+    data = pickle.dumps(v, protocol=5, buffer_callback=buffers.append)
+    received = wrap(buffers[0].raw().tobytes())
+    w = pickle.loads(data, buffers=[received])
+    assert w.trait == kokkos.RandomAccess | kokkos.Unmanaged
+    np.testing.assert_array_equal(np.asarray(w), np.asarray(v))
+    with memoryview(received) as mv:
+        assert np.shares_memory(np.asarray(w), np.frombuffer(mv, np.uint8))
+
+
+def test_out_of_band_from_an_mmap_stays_zero_copy(tmp_path):
+    import mmap
+
+    v = filled((16,), kokkos.int32, trait=kokkos.Atomic)
+    buffers = []
+    data = pickle.dumps(v, protocol=5, buffer_callback=buffers.append)
+    path = tmp_path / "payload"
+    path.write_bytes(buffers[0].raw())
+    with open(path, "r+b") as f:
+        m = mmap.mmap(f.fileno(), 0)
+    w = pickle.loads(data, buffers=[m])
+    assert w.trait == kokkos.Atomic | kokkos.Unmanaged and not w.readonly
+    np.asarray(w)[3] = -7
+    assert int.from_bytes(m[12:16], sys.byteorder, signed=True) == -7
+    with pytest.raises(BufferError):
+        m.close()  # the View holds an export
+    del w
+    gc.collect()
+    m.close()
+
+
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
+@pytest.mark.parametrize("layout", LAYOUTS, ids=lambda x: x.name)
+@pytest.mark.parametrize(
+    "trait",
+    [
+        kokkos.Managed,
+        kokkos.RandomAccess,
+        kokkos.Atomic,
+        kokkos.Restrict,
+        kokkos.RandomAccess | kokkos.Restrict,
+        kokkos.Unmanaged,
+        kokkos.Unmanaged | kokkos.Restrict,
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("dt", [kokkos.float64, kokkos.int8, kokkos.complex64, kokkos.uint32], ids=lambda d: d.name)
+def test_in_band_round_trip_is_the_same_under_every_protocol(dt, trait, layout, protocol):
+    # pickle.dumps / loads as they come (in band): every protocol gives a
+    # View of its own with the pickled traits (Unmanaged is never pickled).
+    base = filled((5, 3), dt, layout, label="same", trait=kokkos.Managed if trait & kokkos.Unmanaged else trait)
+    v = base
+    if trait & kokkos.Unmanaged:
+        v = kokkos.array(np.asarray(base), trait=trait, label="same")
+        assert v.trait == trait  # LayoutStride comes back LayoutRight here
+    w = pickle.loads(pickle.dumps(v, protocol=protocol))
+    assert w.trait == trait & ~kokkos.Unmanaged
+    assert (w.dtype, w.shape, w.layout, w.label, w.space) == (v.dtype, v.shape, v.layout, v.label, v.space)
+    assert not w.readonly
+    np.testing.assert_array_equal(np.asarray(w), np.asarray(v))
+    assert not shares_memory(v, w)
 
 
 def test_restored_view_keeps_its_buffer_alive():
@@ -186,7 +291,7 @@ def test_restored_view_keeps_its_buffer_alive():
     data = pickle.dumps(v, protocol=5, buffer_callback=buffers.append)
     received = bytearray(buffers[0].raw())
     before = sys.getrefcount(received)
-    w = pickle.loads(data, buffers=[received])
+    w = pickle.loads(data, buffers=[memoryview(received)])
     assert sys.getrefcount(received) == before + 1
     with pytest.raises(BufferError):
         received.extend(b"1234")  # exported: cannot be resized under the View
@@ -202,10 +307,10 @@ def test_restored_view_keeps_its_buffer_alive():
 def test_readonly_view():
     ro = kokkos.array(bytes(range(16)))
     assert ro.readonly
-    assert round_trip(ro, "protocol5-inband").readonly
-    assert round_trip(ro, "protocol5-outofband").readonly
-    w = round_trip(ro, "protocol4")  # by value: a new View of its own
-    assert not w.readonly and list(np.asarray(w)) == list(range(16))
+    assert round_trip(ro, "protocol5-outofband").readonly  # over ro's own memory
+    for mode in ("protocol4", "protocol5-inband"):  # a new View of its own
+        w = round_trip(ro, mode)
+        assert not w.readonly and list(np.asarray(w)) == list(range(16))
 
 
 def test_misaligned_buffer_is_copied_to_aligned_memory():

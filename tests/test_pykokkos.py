@@ -30,6 +30,7 @@ import pytest
 import kokkos
 from cxx_build import BuildError, _run, ext_suffix, import_from
 from kokkos._types import _BUILD, _EXEC_NAMES
+from support import run_python
 
 SITE = Path(kokkos.__path__[0]).parent
 LAYOUT_INCLUDE = SITE / "include" / "kokkos"
@@ -404,6 +405,30 @@ def test_kernel_compiled_like_pykokkos(pykokkos_style):
     space = getattr(kokkos, f"KokkosExecutionSpace_{HOST_BACKEND}")()
     assert m.scale(space=space, x=x, factor=2.0) == 20.0
     assert list(np.asarray(x)) == [2, 4, 6, 8]  # written in place: no copy on the way
+
+
+@needs_layout
+def test_instance_kept_past_finalize_is_refused_by_the_caster(pykokkos_style):
+    # Kokkos 5.1: no execution-space instance after finalize. The caster
+    # builds the C++ instance per call and refuses once Kokkos is finalized.
+    m, _ = pykokkos_style
+    proc = run_python(
+        f"""
+        import kokkos
+        space = kokkos.KokkosExecutionSpace_{HOST_BACKEND}()
+        import kp_test_pykokkos_style as m
+        print("concurrency", m.concurrency(space=space))
+        kokkos.finalize()
+        try:
+            m.concurrency(space=space)
+        except RuntimeError as e:
+            print("refused:", e)
+        """,
+        paths=[Path(m.__file__).parent],
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"concurrency [1-9]", proc.stdout), proc.stdout
+    assert "refused: Kokkos has been finalized" in proc.stdout, proc.stdout + proc.stderr
 
 
 @needs_layout

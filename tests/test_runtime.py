@@ -69,6 +69,18 @@ def test_view_creation_initializes_kokkos():
     scenario("view_creation_initializes_kokkos")
 
 
+def test_execution_space_instance_initializes_kokkos():
+    # Kokkos 5.1 allows an execution-space instance only between initialize
+    # and finalize: making one initializes Kokkos first.
+    r = scenario("execution_space_instance_initializes_kokkos")
+    assert "initialized by KokkosExecutionSpace_" in r.stdout
+
+
+def test_execution_space_instance_after_finalize():
+    r = scenario("execution_space_instance_after_finalize")
+    assert "refused after finalize" in r.stdout
+
+
 def test_live_views_at_finalize():
     r = scenario("live_views_at_finalize")
     assert "done" in r.stdout

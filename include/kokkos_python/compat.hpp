@@ -2,8 +2,8 @@
 // one place, each with the Kokkos version it belongs to. The other headers
 // spell no KOKKOS_VERSION check; they use the names below.
 //
-// Supported: Kokkos 3.4 to develop (4.7's View on mdspan; 5.0 requires
-// C++20), compiled as C++14 (Kokkos 3.x), C++17 or C++20.
+// Supported: Kokkos 3.4 to 5.2 and develop (4.7's View on mdspan; 5.0
+// requires C++20), compiled as C++14 (Kokkos 3.x), C++17 or C++20.
 #ifndef KOKKOS_PYTHON_COMPAT_HPP
 #define KOKKOS_PYTHON_COMPAT_HPP
 
@@ -90,6 +90,12 @@ namespace sycl = ::Kokkos::Experimental;
 #endif
 #endif
 
+// Whether a View type counts references to its memory (is not Unmanaged).
+// ViewTraits::is_managed, which Kokkos 3.x and 4.x offer, is gone in 5.0;
+// the memory trait it was made from is there in every version.
+template <class ViewT>
+struct is_managed : std::integral_constant<bool, !ViewT::traits::memory_traits::is_unmanaged> {};
+
 namespace detail {
 template <class ViewT>
 ViewT view_with_tracker(const ViewT &arg_raw, const Kokkos::Impl::SharedAllocationTracker &, std::false_type) {
@@ -114,7 +120,7 @@ ViewT view_with_tracker(const ViewT &arg_raw, const Kokkos::Impl::SharedAllocati
 // Impl constructor, which each View implementation spells differently.
 template <class ViewT>
 ViewT view_with_tracker(const ViewT &arg_raw, const Kokkos::Impl::SharedAllocationTracker &arg_track) {
-  return detail::view_with_tracker(arg_raw, arg_track, std::integral_constant<bool, ViewT::traits::is_managed>{});
+  return detail::view_with_tracker(arg_raw, arg_track, is_managed<ViewT>{});
 }
 
 #if defined(KOKKOS_PYTHON_COMPAT_REPAIR_DEFAULT_VIEW)
@@ -138,7 +144,7 @@ template <class D, class... P>
 void repair_default_view(Kokkos::View<D, P...> &arg_view) noexcept {
 #if defined(KOKKOS_PYTHON_COMPAT_REPAIR_DEFAULT_VIEW)
   using view_type = Kokkos::View<D, P...>;
-  detail::repair_default_view(arg_view, std::integral_constant<bool, view_type::traits::is_managed>{});
+  detail::repair_default_view(arg_view, is_managed<view_type>{});
 #else
   (void)arg_view;
 #endif

@@ -52,30 +52,22 @@ static PyObject *shape_tuple(const kp_view *v, int bytes) {
 }
 
 /* A new kokkos.Shape of v's extents (a plain tuple before kokkos' Shape is
- * registered). */
+ * registered). Made by tuple.__new__ (Shape adds no __new__ or __init__):
+ * a tuple subclass filled after tp_alloc is not a whole tuple (Python 3.14
+ * keeps a tuple's hash in the object, which tuple's constructor sets and
+ * tp_alloc leaves 0: hash(v.shape) was 0). */
 static PyObject *view_make_shape(kp_view *v) {
   kp_state *st = kp_state_from_type(Py_TYPE(v));
-  if (st && st->shape_type && PyType_Check(st->shape_type) &&
-      PyType_IsSubtype((PyTypeObject *)st->shape_type, &PyTuple_Type) &&
-      ((PyTypeObject *)st->shape_type)->tp_itemsize == PyTuple_Type.tp_itemsize) {
-    /* kokkos' Shape is a tuple subclass without a __dict__: fill one
-     * directly, as tuple.__new__ does for subclasses. */
-    PyTypeObject *shape_type = (PyTypeObject *)st->shape_type;
-    PyObject *s = shape_type->tp_alloc(shape_type, v->rank);
-    if (!s) return NULL;
-    for (int r = 0; r < v->rank; ++r) {
-      PyObject *e = PyLong_FromSsize_t(v->shape[r]);
-      if (!e) {
-        Py_DECREF(s);
-        return NULL;
-      }
-      PyTuple_SET_ITEM(s, r, e);
-    }
-    return s;
-  }
   PyObject *t = shape_tuple(v, 0);
   if (!t || !st || !st->shape_type) return t;
-  PyObject *s = PyObject_CallOneArg(st->shape_type, t);
+  PyObject *s;
+  if (PyType_Check(st->shape_type) && PyType_IsSubtype((PyTypeObject *)st->shape_type, &PyTuple_Type)) {
+    PyObject *args = PyTuple_Pack(1, t);
+    s = args ? PyTuple_Type.tp_new((PyTypeObject *)st->shape_type, args, NULL) : NULL;
+    Py_XDECREF(args);
+  } else {
+    s = PyObject_CallOneArg(st->shape_type, t);
+  }
   Py_DECREF(t);
   return s;
 }

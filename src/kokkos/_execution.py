@@ -8,8 +8,19 @@ that type (the casters in ``kokkos_python/pybind11.hpp`` build the C++
 instance from it). CUDA and HIP instances may carry a stream, given as its
 address (``KokkosExecutionSpace_Cuda(stream.ptr, False)`` with a CuPy stream,
 as pykokkos does); Kokkos uses that stream and never destroys it.
+
+Kokkos (5.1 and later) allows an execution-space instance only between
+``initialize()`` and ``finalize()``. The Python object holds no C++ instance:
+the casters build one for each call, after making sure Kokkos is initialized
+(and refusing once it was finalized). The object follows the same rule:
+creating one initializes Kokkos with defaults when nothing has (the
+auto-initialization rule, as creating a View does), creating one after
+``kokkos.finalize()`` raises RuntimeError, and one made before finalize is
+``released`` afterwards: ``fence()`` and the casters refuse it with
+RuntimeError.
 """
 
+from . import _core
 from ._types import _BUILD, _EXEC_NAMES
 
 __all__ = ["ExecutionSpaceInstance"]
@@ -41,6 +52,18 @@ class ExecutionSpaceInstance:
                 )
         self._stream = stream
         self._manage_stream = False
+        _core._runtime_ensure(f"kokkos.{name}()")
+
+    def __reduce__(self):
+        # Through the constructor, so that a copy or an unpickled instance
+        # follows the rule above too.
+        return type(self), (self._stream, False)
+
+    @property
+    def released(self):
+        """True once Kokkos was finalized: the instance stood for a Kokkos
+        instance that no longer exists, and nothing accepts it any more."""
+        return _core.is_finalized()
 
     @property
     def stream(self):
@@ -49,12 +72,13 @@ class ExecutionSpaceInstance:
 
     def fence(self):
         """Waits for the work queued so far (Kokkos::fence())."""
-        from .runtime import fence
-
-        fence()
+        _core._runtime_ensure(f"kokkos.{type(self).__name__}.fence()")
+        _core.fence()
 
     def __repr__(self):
         extra = "" if self._stream is None else f"stream=0x{self._stream:x}"
+        if self.released:
+            extra = ", ".join(x for x in (extra, "released") if x)
         return f"kokkos.{type(self).__name__}({extra})"
 
 

@@ -89,7 +89,7 @@ def cxx_standard() -> int:
     Kokkos this package uses was built with (Kokkos 4.x needs C++17, 5.0
     C++20; read from its KokkosCore_config.h), and at least C++17 (nanobind
     needs it; pybind11 modules may use C++14 on a Kokkos 3.x)."""
-    found = [17]
+    found = [17, int(build_config().get("cxx_standard") or 17)]
     inc = get_kokkos_include()
     for config in (os.path.join(inc, "KokkosCore_config.h"), os.path.join(inc, "trilinos", "KokkosCore_config.h")):
         if os.path.exists(config):

@@ -8,8 +8,14 @@ and Ray like NumPy arrays do:
 - protocol 5 hands the View's memory to pickle as a ``PickleBuffer``: with a
   ``buffer_callback`` it crosses out of band with no copy, and
   ``pickle.loads(data, buffers=...)`` makes a View over the buffer it is
-  given, again with no copy (an Unmanaged View that keeps the buffer alive,
-  read-only when the buffer is); in band, the bytes go into the stream once;
+  given (a ``PickleBuffer``, memoryview, NumPy array, shared memory, mmap),
+  again with no copy: an Unmanaged View that keeps the buffer alive,
+  read-only when the buffer is;
+- a buffer that comes back as exactly ``bytes`` or ``bytearray`` (protocol 5
+  in band, where pickle makes one from the stream, or a transport's own
+  copy) is copied into a new View, as protocols 0 to 4 do: the unpickled
+  View is the same under every protocol, with the pickled traits and memory
+  of its own (wrap the object in a ``memoryview`` to share it instead);
 - protocols 0 to 4 pickle the data by value (``bytes``) and unpickling
   allocates a new Managed View through Kokkos and copies into it;
 - the round trip restores dtype, shape, layout, label, memory space, the
@@ -173,7 +179,13 @@ def _new_view(dtype, shape, layout, label, space, dynamic, traits):
 
 def _rebuild_buffer(data, meta):
     """Protocol 5: a View over the buffer pickle hands back, with no copy when
-    it belongs in HostSpace."""
+    it belongs in HostSpace; a new View holding a copy when that buffer is
+    exactly bytes or bytearray."""
+    if type(data) is bytes or type(data) is bytearray:
+        # In band pickle makes this object out of the stream: wrapping it
+        # would give an Unmanaged View where protocol 4 gives the pickled
+        # traits. A subclass, memoryview or any other exporter is shared.
+        return _rebuild_value(data, meta)
     dtype, shape, layout, label, space_name, dynamic, traits = _read_meta(meta)
     space = _target_space(space_name, label)
     host = _host_view(data, dtype, shape, layout, label, dynamic, traits)

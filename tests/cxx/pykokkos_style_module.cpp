@@ -56,6 +56,12 @@ static view_1d make(size_t arg_n) {
   return v;
 }
 
+// An execution-space instance alone: the caster builds the C++ instance
+// for this call only (Kokkos initialized; refused once finalized).
+static int concurrency(pybind11::kwargs arg_kwargs) {
+  return arg_kwargs["space"].cast<Kokkos::DefaultHostExecutionSpace>().concurrency();
+}
+
 static std::string standard() { return std::to_string(__cplusplus); }
 
 PYBIND11_MODULE(kp_test_pykokkos_style, m) {
@@ -63,5 +69,6 @@ PYBIND11_MODULE(kp_test_pykokkos_style, m) {
   m.def("fill_2d", &fill_2d);
   m.def("dyn_rank", &dyn_rank);
   m.def("make", &make);
+  m.def("concurrency", &concurrency);
   m.def("standard", &standard);
 }

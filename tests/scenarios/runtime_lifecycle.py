@@ -4,7 +4,9 @@ process (tests/test_runtime.py).
     runtime_lifecycle.py CASE
 """
 
+import copy
 import ctypes
+import pickle
 import sys
 
 import numpy as np
@@ -92,6 +94,43 @@ def view_creation_initializes_kokkos():
     return v
 
 
+def _host_instance_class():
+    from kokkos._types import _BUILD, _EXEC_NAMES
+
+    return getattr(kokkos, "KokkosExecutionSpace_" + _EXEC_NAMES[_BUILD["default_host_execution_space"]])
+
+
+def execution_space_instance_initializes_kokkos():
+    """Kokkos 5.1's rule: an execution-space instance exists only between
+    initialize and finalize. Creating one initializes Kokkos first."""
+    cls = _host_instance_class()
+    with raises(TypeError, "take no stream"):
+        cls(1234)  # a bad argument initializes nothing
+    assert not kokkos.is_initialized()
+    inst = cls()
+    assert kokkos.is_initialized() and not inst.released
+    inst.fence()
+    print("initialized by", type(inst).__name__)
+
+
+def execution_space_instance_after_finalize():
+    """One made before finalize is released with Kokkos; none can be made
+    (constructed, copied or unpickled) afterwards."""
+    kokkos.initialize()
+    cls = _host_instance_class()
+    inst = cls()
+    blob = pickle.dumps(inst)
+    assert type(copy.copy(inst)) is cls and type(pickle.loads(blob)) is cls
+    kokkos.finalize()
+    assert inst.released and "released" in repr(inst)
+    with raises(RuntimeError, f"{cls.__name__}.fence(): Kokkos has been finalized"):
+        inst.fence()
+    for make in (cls, lambda: copy.copy(inst), lambda: pickle.loads(blob)):
+        with raises(RuntimeError, f"{cls.__name__}(): Kokkos has been finalized; an execution-space instance"):
+            make()
+    print("refused after finalize")
+
+
 def exit_with_live_views():
     """No finalize: the atexit handler finalizes with a View and a subview alive."""
     v = kokkos.array("kept", [10])
@@ -122,6 +161,8 @@ CASES = {
         live_views_at_finalize,
         cxx_side_finalize_releases_python_views,
         view_creation_initializes_kokkos,
+        execution_space_instance_initializes_kokkos,
+        execution_space_instance_after_finalize,
         exit_with_live_views,
         seed_style_initialize_reads_argv,
         mirror_of_a_released_view,

@@ -11,6 +11,7 @@
  *     def finalize(); def is_initialized(); def is_finalized()
  *     def device_id(); def fence(label=None); def _configuration(detail=False) -> str
  *     def kokkos_version(); def _build_info() -> dict
+ *     def _runtime_ensure(where)  # the rule below, for entry points in Python
  */
 #include "core.h"
 #include "base.h"
@@ -274,6 +275,26 @@ static PyObject *kp_py_initialized_here(PyObject *module, PyObject *unused) {
   return PyBool_FromLong(kp_initialized_here);
 }
 
+/* _runtime_ensure(where): the auto-initialization rule for an entry point
+ * written in Python (an execution-space instance's constructor): Kokkos is
+ * initialized with defaults when nothing has; RuntimeError naming where once
+ * it was finalized. */
+static PyObject *kp_py_runtime_ensure(PyObject *module, PyObject *where) {
+  if (!PyUnicode_Check(where)) {
+    PyErr_Format(PyExc_TypeError, "_runtime_ensure(): where must be a str, got %.100s", Py_TYPE(where)->tp_name);
+    return NULL;
+  }
+  if (kp_bridge_is_finalized() && !kp_bridge_is_initialized()) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "%U: Kokkos has been finalized; an execution-space instance exists only between "
+                 "kokkos.initialize() and kokkos.finalize() (Kokkos allows one initialize/finalize per process)",
+                 where);
+    return NULL;
+  }
+  if (kp_runtime_ensure() < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
 /* device_id(): the GPU Kokkos' device execution space runs on (initializing
  * Kokkos first, as View creation does), or None without a GPU backend. */
 static PyObject *kp_py_device_id(PyObject *module, PyObject *unused) {
@@ -372,6 +393,8 @@ static PyMethodDef kp_runtime_functions[] = {
      "by kokkos.initialize(device_id=...), --kokkos-device-id or --kokkos-map-device-id-by=mpi_rank; initializes "
      "Kokkos if needed. None when this Kokkos has no GPU backend."},
     {"fence", (PyCFunction)(void (*)(void))kp_py_fence, METH_FASTCALL, "fence(label=None): wait for all Kokkos work."},
+    {"_runtime_ensure", kp_py_runtime_ensure, METH_O,
+     "_runtime_ensure(where): initialize Kokkos if nothing has; RuntimeError naming where once finalized."},
     {"_configuration", (PyCFunction)(void (*)(void))kp_py_configuration, METH_FASTCALL,
      "Kokkos' configuration as printed by Kokkos::print_configuration."},
     {"kokkos_version", kp_py_kokkos_version, METH_NOARGS, "(major, minor, patch) of the Kokkos in use."},
