@@ -322,10 +322,15 @@ list(APPEND _kp_args
 # Kokkos::initialize crashed writing a number to a stream. Symbols from
 # static archives stay inside the library that holds them.
 #
-# The package's Kokkos is its own (Linux): each library binds its references
-# to its own symbols (-Bsymbolic), so a Kokkos another package loaded into
-# the global scope first (RTLD_GLOBAL, or linked into the program) cannot
-# take over calls inside ours; and each has a name of its own,
+# The package's Kokkos is its own (Linux): each library binds its calls to
+# its own functions (-Bsymbolic-functions), so a Kokkos another package
+# loaded into the global scope first (RTLD_GLOBAL, or linked into the
+# program) cannot take over calls inside ours. Not -Bsymbolic: that binds
+# data too, and a program linking Kokkos gets copy relocations of Kokkos'
+# global data, so the library and the program would each read their own
+# copy (on the GPU an embedding program's kernels then launched with a block
+# size of 0: Kokkos' device properties, set in the library, read 0 in the
+# program's copy). Each library also has a name of its own,
 # libkokkoscore-<tag>.so, that is also its soname, so that the loader never
 # takes a Kokkos loaded earlier under the common name libkokkoscore.so for
 # ours (it matches a needed library by soname against what is loaded). The
@@ -336,7 +341,7 @@ list(APPEND _kp_args
 option(KOKKOS_PYTHON_OWN_KOKKOS_NAMES "Give the package's own Kokkos libraries names (and sonames) of their own" ON)
 set(KOKKOS_PYTHON_INTERNAL_KOKKOS_TAG "")
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
-  list(APPEND _kp_args "-DCMAKE_SHARED_LINKER_FLAGS_INIT=-Wl,--exclude-libs,ALL -Wl,-Bsymbolic")
+  list(APPEND _kp_args "-DCMAKE_SHARED_LINKER_FLAGS_INIT=-Wl,--exclude-libs,ALL -Wl,-Bsymbolic-functions")
   if(KOKKOS_PYTHON_OWN_KOKKOS_NAMES AND CMAKE_VERSION VERSION_GREATER_EQUAL 3.19)
     string(JOIN "\n" _kp_tag_key "${_kp_src}" "${_kp_src_version}" ${_kp_args})
     string(SHA256 _kp_tag "${_kp_tag_key}")

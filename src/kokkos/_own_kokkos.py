@@ -17,7 +17,7 @@ package's. So:
 - when a Kokkos is already in the global scope, those are loaded with
   RTLD_DEEPBIND: their own libraries first.
 
-The Kokkos libraries themselves are linked -Bsymbolic and have a soname of
+The Kokkos libraries themselves are linked -Bsymbolic-functions and have a soname of
 their own (cmake/InternalKokkos.cmake), so a Kokkos loaded earlier is never
 taken for this package's.
 """
@@ -36,11 +36,11 @@ def kokkos_in_global_scope():
     """Whether a Kokkos library's symbols are in the process' global scope."""
     if not hasattr(os, "RTLD_DEEPBIND"):
         return False
-    import ctypes  # here: only when a module is loaded
-
     try:
+        import ctypes  # here: only when a module is loaded
+
         process = ctypes.CDLL(None)
-    except OSError:
+    except (ImportError, OSError):  # no ctypes (a subinterpreter refuses it): the core says why
         return False
     return any(hasattr(process, name) for name in _KOKKOS_SYMBOLS)
 
