@@ -41,6 +41,12 @@ def _wheel():
 
 WHEEL = _wheel()
 needs_wheel = pytest.mark.skipif(WHEEL is None, reason="no CUDA wheel built (make wheel-cuda)")
+# Installing it needs a wheel for this Python (one built on the GPU machine
+# for its Python can still be read here).
+_HERE = f"-cp{sys.version_info[0]}{sys.version_info[1]}-"
+needs_installable_wheel = pytest.mark.skipif(
+    WHEEL is None or _HERE not in WHEEL.name, reason=f"no CUDA wheel for this Python ({_HERE.strip('-')}) built"
+)
 
 
 def _cuobjdump():
@@ -136,7 +142,7 @@ def venv(tmp_path_factory):
 IMPORT = "import kokkos; kokkos.initialize(); print('backends', kokkos.enabled_backends()); kokkos.finalize()"
 
 
-@needs_wheel
+@needs_installable_wheel
 def test_import_in_a_fresh_environment_says_when_there_is_no_driver(venv, tmp_path):
     _ok(_run([venv, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", WHEEL]))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LD_LIBRARY_PATH", "LD_PRELOAD")}
@@ -160,7 +166,7 @@ def _cpu_wheel(tmp_path):
     pytest.skip("no CPU wheel in dist/ (make wheel)")
 
 
-@needs_wheel
+@needs_installable_wheel
 @pytest.mark.parametrize("order", ["cpu-then-cuda", "cuda-then-cpu"])
 def test_the_two_wheels_side_by_side_are_refused(tmp_path, order):
     py = tmp_path / "venv" / "bin" / "python"
