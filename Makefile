@@ -1,9 +1,10 @@
 # make example: set up (Kokkos, .venv, build) and run the seed's example
 # make test:    set up with test dependencies and run the whole test suite
 # make wheel:   a binary wheel with the package's own Kokkos inside (dist/)
+# make wheel-cuda: the CUDA 13 wheel, pykokkos-base-cu13 (dist/; needs nvcc 13, a Kokkos 4 source)
 # make bench:   run the benchmarks
 # make format:  clang-format the C and C++ files (CI checks them)
-.PHONY: setup example test wheel bench format clean
+.PHONY: setup example test wheel wheel-cuda bench format clean
 
 setup:
 	bash scripts/setup.sh
@@ -18,6 +19,9 @@ test:
 
 wheel:
 	bash scripts/wheel.sh
+
+wheel-cuda:
+	bash scripts/wheel_cuda.sh
 
 bench:
 	bash scripts/setup.sh

@@ -321,8 +321,57 @@ list(APPEND _kp_args
 # with those of the libstdc++.so a module loaded before (NumPy, CuPy), and
 # Kokkos::initialize crashed writing a number to a stream. Symbols from
 # static archives stay inside the library that holds them.
+#
+# The package's Kokkos is its own (Linux): each library binds its calls to
+# its own functions (-Bsymbolic-functions), so a Kokkos another package
+# loaded into the global scope first (RTLD_GLOBAL, or linked into the
+# program) cannot take over calls inside ours. Not -Bsymbolic: that binds
+# data too, and a program linking Kokkos gets copy relocations of Kokkos'
+# global data, so the library and the program would each read their own
+# copy (on the GPU an embedding program's kernels then launched with a block
+# size of 0: Kokkos' device properties, set in the library, read 0 in the
+# program's copy). Each library also has a name of its own,
+# libkokkoscore-<tag>.so, that is also its soname, so that the loader never
+# takes a Kokkos loaded earlier under the common name libkokkoscore.so for
+# ours (it matches a needed library by soname against what is loaded). The
+# tag is a hash of this build's source and options. PykokkosLayout.cmake
+# puts lib/libkokkoscore.so (a linker script naming libkokkoscore-<tag>.so)
+# beside it for -lkokkoscore and pykokkos; what links it records the tagged
+# name. KOKKOS_PYTHON_OWN_KOKKOS_NAMES=OFF keeps Kokkos' own names.
+option(KOKKOS_PYTHON_OWN_KOKKOS_NAMES "Give the package's own Kokkos libraries names (and sonames) of their own" ON)
+set(KOKKOS_PYTHON_INTERNAL_KOKKOS_TAG "")
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
-  list(APPEND _kp_args "-DCMAKE_SHARED_LINKER_FLAGS_INIT=-Wl,--exclude-libs,ALL")
+  list(APPEND _kp_args "-DCMAKE_SHARED_LINKER_FLAGS_INIT=-Wl,--exclude-libs,ALL -Wl,-Bsymbolic-functions")
+  if(KOKKOS_PYTHON_OWN_KOKKOS_NAMES AND CMAKE_VERSION VERSION_GREATER_EQUAL 3.19)
+    string(JOIN "\n" _kp_tag_key "${_kp_src}" "${_kp_src_version}" ${_kp_args})
+    string(SHA256 _kp_tag "${_kp_tag_key}")
+    string(SUBSTRING "${_kp_tag}" 0 8 KOKKOS_PYTHON_INTERNAL_KOKKOS_TAG)
+    # Read by Kokkos' project() (CMAKE_PROJECT_Kokkos_INCLUDE): at the end of
+    # Kokkos' top directory, its shared libraries get the tagged names.
+    set(_kp_names_text
+"# Written by kokkos-python's InternalKokkos.cmake: the tagged library names.
+function(_kp_own_names)
+  foreach(_t kokkoscore kokkoscontainers kokkosalgorithms kokkossimd)
+    if(TARGET \${_t})
+      get_target_property(_type \${_t} TYPE)
+      if(_type STREQUAL \"SHARED_LIBRARY\")
+        set_target_properties(\${_t} PROPERTIES OUTPUT_NAME \"\${_t}-${KOKKOS_PYTHON_INTERNAL_KOKKOS_TAG}\")
+      endif()
+    endif()
+  endforeach()
+endfunction()
+cmake_language(DEFER CALL _kp_own_names)
+")
+    # written only when it changes: Kokkos' configure depends on it
+    set(_kp_names_old "")
+    if(EXISTS "${_kp_work}/own_names.cmake")
+      file(READ "${_kp_work}/own_names.cmake" _kp_names_old)
+    endif()
+    if(NOT _kp_names_old STREQUAL _kp_names_text)
+      file(WRITE "${_kp_work}/own_names.cmake" "${_kp_names_text}")
+    endif()
+    list(APPEND _kp_args "-DCMAKE_PROJECT_Kokkos_INCLUDE=${_kp_work}/own_names.cmake")
+  endif()
 endif()
 if(CMAKE_MAKE_PROGRAM)
   list(APPEND _kp_args "-DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}")

@@ -59,6 +59,39 @@ if(KOKKOS_PYTHON_INTERNAL_KOKKOS)
   _kp_write_core_front("${_kp_layout}/include/kokkos/Kokkos_Core.hpp" "kokkos_python_core/Kokkos_Core.hpp")
   install(FILES "${_kp_layout}/include/kokkos/Kokkos_Core.hpp" DESTINATION include/kokkos)
   install(DIRECTORY "${_kp_own}/lib/" DESTINATION lib USE_SOURCE_PERMISSIONS)
+  # Its libraries have names of their own (libkokkoscore-<tag>.so,
+  # InternalKokkos.cmake); -lkokkoscore and pykokkos link lib/libkokkoscore.so,
+  # a GNU ld script naming the real file beside it (ld finds it there).
+  if(KOKKOS_PYTHON_INTERNAL_KOKKOS_TAG)
+    file(GLOB _kp_tagged RELATIVE "${_kp_own}/lib" "${_kp_own}/lib/libkokkos*-${KOKKOS_PYTHON_INTERNAL_KOKKOS_TAG}.so")
+    foreach(_kp_real IN LISTS _kp_tagged)
+      string(REPLACE "-${KOKKOS_PYTHON_INTERNAL_KOKKOS_TAG}.so" ".so" _kp_link "${_kp_real}")
+      file(WRITE "${_kp_layout}/lib/${_kp_link}"
+           "/* GNU ld script (kokkos-python): the package's own Kokkos library, ${_kp_real} beside it. */\n"
+           "INPUT(${_kp_real})\n")
+      install(FILES "${_kp_layout}/lib/${_kp_link}" DESTINATION lib)
+    endforeach()
+  endif()
+  # KOKKOS_PYTHON_BUNDLE_OPENMP_RUNTIME (scripts/wheel.sh): the compiler's
+  # OpenMP runtime, libgomp.so.1, under that very name in lib/, where the
+  # run path of Kokkos and of the core finds it. Its soname is the one every
+  # module compiled with -fopenmp asks for, so the loader hands such modules
+  # the runtime already loaded: one OpenMP runtime in the process, whether
+  # the machine has a libgomp of its own or none (docs/building.md).
+  if(KOKKOS_PYTHON_BUNDLE_OPENMP_RUNTIME AND EXISTS "${_kp_own}/include/kokkos/KokkosCore_config.h")
+    file(STRINGS "${_kp_own}/include/kokkos/KokkosCore_config.h" _kp_own_omp REGEX "^#define KOKKOS_ENABLE_OPENMP$")
+    if(_kp_own_omp)
+      execute_process(COMMAND "${CMAKE_CXX_COMPILER}" -print-file-name=libgomp.so.1
+                      OUTPUT_VARIABLE _kp_gomp OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+      if(NOT IS_ABSOLUTE "${_kp_gomp}" OR NOT EXISTS "${_kp_gomp}")
+        message(FATAL_ERROR "kokkos-python: KOKKOS_PYTHON_BUNDLE_OPENMP_RUNTIME=ON, but ${CMAKE_CXX_COMPILER} "
+                            "names no libgomp.so.1 (-print-file-name gave '${_kp_gomp}')")
+      endif()
+      file(REAL_PATH "${_kp_gomp}" _kp_gomp)
+      install(FILES "${_kp_gomp}" DESTINATION lib RENAME libgomp.so.1)
+      message(STATUS "kokkos-python: bundling the OpenMP runtime ${_kp_gomp} as lib/libgomp.so.1")
+    endif()
+  endif()
   if(IS_DIRECTORY "${_kp_own}/bin")
     install(DIRECTORY "${_kp_own}/bin/" DESTINATION bin USE_SOURCE_PERMISSIONS)
   endif()

@@ -246,6 +246,7 @@ def test_the_link_hint_finder_finds_what_pathfinder_finds():
         ("/x/lib/libkokkoscore.so: undefined symbol: cuStreamGetCtx", "linked without the CUDA driver library"),
         ("libcudart.so.13: cannot open shared object file: No such file or directory", "LD_LIBRARY_PATH"),
         ("libkokkoscore.so.3.4: cannot open shared object file: No such file or directory", "is gone or moved"),
+        ("libkokkoscore-e775a25a.so: cannot open shared object file: No such file or directory", "is gone or moved"),
     ],
 )
 def test_a_core_that_cannot_load_is_explained(loader_said, cause):

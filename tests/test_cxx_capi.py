@@ -206,14 +206,14 @@ def test_inline_context_destroyed_when_the_view_cannot_be_made(c):
     # strides spanning more than the address space are found after the context was built
     made, gone, _ = c.inline_calls()
     live = c.live_buffers()
-    with pytest.raises(BufferError, match=r"^kokkos: these extents and strides would span more than"):
+    with pytest.raises(BufferError, match=r"^kokkos: .*would span more than"):
         c.from_inline(int(kokkos.double), [4], strides=[2**62])
     assert c.inline_calls()[:2] == (made + 1, gone + 1) and c.live_buffers() == live
 
 
 def test_deleter_not_called_when_the_view_cannot_be_made(c):
     calls, live = c.deleter_calls(), c.live_buffers()
-    with pytest.raises(BufferError, match=r"^kokkos: these extents and strides would span more than"):
+    with pytest.raises(BufferError, match=r"^kokkos: .*would span more than"):
         c.raw(1, int(kokkos.double), 0, 0, [4], [2**62], False, False)
     assert c.deleter_calls() == calls and c.live_buffers() == live
 

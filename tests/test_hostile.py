@@ -295,7 +295,7 @@ def test_array_interface_that_raises_propagates():
 BAD_INTERFACES = [
     (dict(typestr=">f8"), TypeError, "not supported"),
     (dict(typestr="<f3"), TypeError, "not supported"),
-    (dict(typestr="zz"), TypeError, "not supported"),
+    (dict(typestr="zz"), TypeError, "is not a typestr"),
     (dict(typestr=b"<f8"), TypeError, "must be a str"),
     (dict(typestr=8), TypeError, "must be a str"),
     (dict(data=(2**70, False)), OverflowError, "is not an address"),

@@ -321,9 +321,13 @@ def test_layout_is_installed():
     assert (LAYOUT_LIB / "libkokkoscore.so").exists() and (LAYOUT_LIB / "libkokkoscontainers.so").exists()
     core = (LAYOUT_LIB / "libkokkoscore.so").read_bytes()
     if kokkos.build_config()["kokkos_internal"]:
-        # the package's own Kokkos: the real library, the one the core runs
-        assert core[:4] == b"\x7fELF"
-        assert (LAYOUT_LIB / "libkokkoscore.so").resolve() == Path(kokkos.get_kokkos_library()).resolve()
+        # the package's own Kokkos: the real library, the one the core runs,
+        # or a linker script naming it beside it (its name of its own)
+        real = Path(kokkos.get_kokkos_library())
+        if core[:4] != b"\x7fELF":
+            assert f"INPUT({real.name})".encode() in core and real.parent == LAYOUT_LIB
+        else:
+            assert (LAYOUT_LIB / "libkokkoscore.so").resolve() == real.resolve()
         assert (LAYOUT_INCLUDE / "kokkos_python_core" / "Kokkos_Core.hpp").exists()
     else:
         # another Kokkos: a linker script naming its library
@@ -461,8 +465,10 @@ PYKOKKOS_TESTS = [
     "tests/test_parallelscan.py",
     "tests/test_views.py",
 ]
-# Kokkos' Serial backend aborts the process on a team size above 1 (Kokkos,
-# not this package: pykokkos' tests assume OpenMP).
+# test_gh_180 ends the process in Kokkos::abort: Kokkos' Serial backend
+# refuses its team size of 2, and Kokkos before 4 (with any backend: the
+# wheel's 3.4 with OpenMP) its pk.ScratchView1D, a rank-1 View made with no
+# extent (Kokkos, not this package: docs/pykokkos.md).
 SERIAL_ABORTS = ["tests/test_AST_translator.py::test_gh_180"]
 # Kernels these run on pk.ExecutionSpace.OpenMP explicitly.
 OPENMP_ONLY = ["tests/test_parallelreduce.py::test_squaresum_types"]
@@ -538,7 +544,7 @@ def test_pykokkos_suite(tmp_path):
     """A representative part of pykokkos' tests, in a fresh interpreter, with
     the host backend as pykokkos' default (pykokkos defaults to OpenMP)."""
     deselected = (
-        (SERIAL_ABORTS if HOST_BACKEND == "Serial" else [])
+        (SERIAL_ABORTS if HOST_BACKEND == "Serial" or kokkos.kokkos_version() < (4, 0, 0) else [])
         + ([] if "OpenMP" in kokkos.enabled_backends() else OPENMP_ONLY)
         + (STRIDED_MEMBER if importlib.util.find_spec("cupy") else [])
     )

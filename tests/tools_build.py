@@ -35,7 +35,7 @@ def _mapped_kokkos_core() -> Path:
     with open("/proc/self/maps") as maps:
         for line in maps:
             parts = line.split()
-            if len(parts) >= 6 and re.search(r"lib(trilinos_)?kokkoscore\.so", parts[-1]):
+            if len(parts) >= 6 and re.search(r"lib(trilinos_)?kokkoscore(-[0-9a-f]+)?\.so", parts[-1]):
                 return Path(parts[-1])
     raise BuildError("kokkos._core does not map a Kokkos core library (static Kokkos?)")
 

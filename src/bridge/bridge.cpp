@@ -737,6 +737,12 @@ extern "C" kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *
                                           kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
+    // Kokkos leaves a copy between overlapping ranges undefined and 5.2
+    // forbids one onto itself: the core stages such copies (copy.c), so
+    // none may arrive here.
+    const uintptr_t dst_at = reinterpret_cast<uintptr_t>(dst), src_at = reinterpret_cast<uintptr_t>(src);
+    if (bytes > 0 && dst_at < src_at + bytes && src_at < dst_at + bytes)
+      return fail(err, KP_E_ARG, "a byte copy between overlapping ranges (the core must stage it)");
     return with_space(dst_space, err, [&](auto dsp) -> kp_status {
       return with_space(src_space, err, [&](auto ssp) -> kp_status {
         using D = typename decltype(dsp)::type;

@@ -167,13 +167,15 @@ kp_status kp_bridge_deallocate(int space, const char *label, void *ptr, size_t b
 int kp_bridge_tools_watching(void) KP_NOEXCEPT;
 
 /* Copies bytes between any two available spaces (fences before and after,
- * reports a labelled deep-copy event to Kokkos Tools). */
+ * reports a labelled deep-copy event to Kokkos Tools). The ranges must not
+ * overlap (KP_E_ARG if they do: the caller stages such copies). */
 kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *dst_label, int src_space, const void *src,
                                const char *src_label, size_t bytes, kp_error *err) KP_NOEXCEPT;
 
 /* Strided element copy within one space, run by that space's execution
  * space. Strides are in elements and may be negative; the last dimension
- * varies fastest in the iteration order. elem_size is 1, 2, 4, 8 or 16. */
+ * varies fastest in the iteration order. elem_size is 1, 2, 4, 8 or 16.
+ * The elements run in parallel: dst and src must not overlap. */
 kp_status kp_bridge_copy_strided(int space, size_t elem_size, int rank, const int64_t *extents, void *dst,
                                  const int64_t *dst_strides, const void *src, const int64_t *src_strides,
                                  kp_error *err) KP_NOEXCEPT;

@@ -305,16 +305,46 @@ static PyObject *copy_to_allocation(kp_state *st, const kp_view *src, PyObject *
   return (PyObject *)out;
 }
 
+/* 0 when the array's View w has the shape given with it (shape_o, parsed
+ * into *shape), else ValueError naming both, -1. */
+static int check_given_shape(const kp_view *w, PyObject *shape_o, const kp_view_spec *shape, const char *where) {
+  int same = shape->rank == w->rank;
+  for (int r = 0; same && r < w->rank; ++r) same = shape->shape[r] == w->shape[r];
+  if (same) return 0;
+  PyObject *has = PyTuple_New(w->rank);
+  if (!has) return -1;
+  for (int r = 0; r < w->rank; ++r) {
+    PyObject *e = PyLong_FromSsize_t(w->shape[r]);
+    if (!e) {
+      Py_DECREF(has);
+      return -1;
+    }
+    PyTuple_SET_ITEM(has, r, e);
+  }
+  PyErr_Format(PyExc_ValueError,
+               "%s: shape %R disagrees with the array's shape %R; a View of an array has the array's shape (reshape "
+               "the array first, or leave shape out)",
+               where, shape_o, has);
+  Py_DECREF(has);
+  return -1;
+}
+
 /* kokkos.array / unmanaged_array of an array: a View of its memory, or a
- * copy (never for an Unmanaged View, which keeps the array's strides). */
+ * copy (never for an Unmanaged View, which keeps the array's strides).
+ * shape_o (NULL: none) is a shape given with the array, parsed in *shape:
+ * the array's must agree. */
 static PyObject *from_array(kp_state *st, PyObject *obj, PyObject *label, PyObject *dtype_o, int space,
                             PyObject *layout_o, unsigned traits, int unmanaged_asked, int dynamic, int copy,
-                            const char *where) {
+                            PyObject *shape_o, const kp_view_spec *shape, const char *where) {
   kp_wanted want = {-1, space, -1, copy};
   if (dtype_o && (want.dtype = kp_arg_dtype(st, dtype_o, where)) < 0) return NULL;
   if (layout_o && (want.layout = kp_arg_layout(st, layout_o, where)) < 0) return NULL;
   kp_view *w = wrap_memory(st, obj, label, dynamic, traits, where);
   if (!w) return NULL;
+  if (shape_o && check_given_shape(w, shape_o, shape, where) < 0) {
+    Py_DECREF(w);
+    return NULL;
+  }
   if (adopt_layout(w, want.layout) < 0) {
     Py_DECREF(w);
     return NULL;
@@ -374,6 +404,15 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
     label = first;
   } else if ((PyList_Check(first) || PyTuple_Check(first)) && !shape) {
     shape = first;
+  } else if ((PyList_Check(first) || PyTuple_Check(first)) && first != shape) {
+    /* A list first is the shape; with another shape it was once ignored. */
+    if (check_shape_list(first, where) < 0) return NULL;
+    PyErr_Format(PyExc_ValueError,
+                 "%s: the first argument %R is the View's shape (a list or tuple, as in pykokkos-base) and shape %R "
+                 "is given too; give one shape (a label first: kokkos.array('x', shape=...); data: "
+                 "kokkos.array(numpy.array(data)))",
+                 where, first, shape);
+    return NULL;
   } else if (!arr && !PyUnicode_Check(first) && !PyList_Check(first) && !PyTuple_Check(first)) {
     arr = first;
   }
@@ -397,9 +436,16 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
   if (trait_o && (traits = kp_arg_trait(st, trait_o, where)) < 0) return NULL;
   int unmanaged_asked = force_unmanaged || (traits & KP_TRAIT_UNMANAGED);
 
-  if (arr)
-    return from_array(st, arr, label, dtype_o, space, layout_o, (unsigned)traits, unmanaged_asked, dynamic, copy,
-                      where);
+  if (arr) {
+    /* A shape given with the array must be the array's (it was once
+     * ignored): parsed first, so that no Python code runs after the wrap. */
+    kp_view_spec given = {0};
+    if (shape && (((PyList_Check(shape) || PyTuple_Check(shape)) && check_shape_list(shape, where) < 0) ||
+                  kp_parse_shape(shape, &given, KP_MAX_RANK, where) < 0))
+      return NULL;
+    return from_array(st, arr, label, dtype_o, space, layout_o, (unsigned)traits, unmanaged_asked, dynamic, copy, shape,
+                      &given, where);
+  }
   if (!shape) {
     PyErr_Format(PyExc_TypeError, "%s: give a shape (list or tuple), a label and shape=, or an array", where);
     return NULL;

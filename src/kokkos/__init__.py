@@ -5,8 +5,15 @@ NumPy and other array libraries; pass them to and from C++ Kokkos code.
 The API is that of pykokkos-base: code written for it runs unchanged.
 """
 
+from . import _own_kokkos
+from ._load_hint import conflict as _conflict
+
+_clash = _conflict(__path__[0])  # pykokkos-base and pykokkos-base-cu13 installed over each other
+if _clash:
+    raise ImportError(_clash, name=__name__)
 try:
-    from . import _core
+    with _own_kokkos.loading():  # never RTLD_GLOBAL; next to another Kokkos, its own libraries first
+        from . import _core
 except ImportError as _exc:  # a library the core links is missing here: say which, and what to do
     from ._load_hint import explain as _explain
 
@@ -110,6 +117,17 @@ globals().update(memory_trait.__members__)
 globals().update(_execution.classes)
 
 from . import tools  # noqa: E402  (kokkos.tools, as in pykokkos-base)
+
+# pykokkos reads the Kokkos interface it generates code for from
+# PK_KOKKOS_INTERFACE when it is imported (after this package), and takes
+# 3.7 without it: View types with Kokkos::Experimental::DefaultViewHooks,
+# which a Kokkos before 3.7 lacks, so every kernel with a View argument
+# would fail to compile. Such a Kokkos names itself (unless the variable is
+# set already).
+if kokkos_version()[:2] < (3, 7):
+    import os as _os
+
+    _os.environ.setdefault("PK_KOKKOS_INTERFACE", "{}.{}".format(*kokkos_version()[:2]))
 
 # The public API, for `from kokkos import *` and documentation tools. The
 # enumeration members join it by name, except those that would shadow a

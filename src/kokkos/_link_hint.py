@@ -14,6 +14,8 @@ import importlib.machinery
 import re
 import sys
 
+from . import _own_kokkos
+
 # A C++ symbol in namespace Kokkos (Itanium mangling: _ZN6Kokkos..., and
 # _ZNK6Kokkos... for const members)
 _KOKKOS_SYMBOL = re.compile(r"undefined symbol: (_ZN[KVR]*6Kokkos\w*)")
@@ -24,6 +26,13 @@ class _LinkHintLoader(importlib.machinery.ExtensionFileLoader):
 
     def create_module(self, spec):
         try:
+            # a module that links this package's Kokkos never brings it into
+            # the global scope, and next to another Kokkos there it binds to
+            # its own first (_own_kokkos)
+            foreign = _own_kokkos.kokkos_in_global_scope()
+            if (foreign or sys.getdlopenflags() & _own_kokkos.RTLD_GLOBAL) and _own_kokkos.links_own_kokkos(self.path):
+                with _own_kokkos.loading(deep=foreign):
+                    return super().create_module(spec)
             return super().create_module(spec)
         except ImportError as exc:
             found = _KOKKOS_SYMBOL.search(str(exc))

@@ -17,8 +17,9 @@ _CAUSES = (
     (
         re.compile(r"libcuda\.so[.0-9]*: cannot open shared object file"),
         "this package's Kokkos uses CUDA, and this machine has no NVIDIA driver (libcuda.so.1 is missing). "
-        "Run it where the GPU's driver is installed, or build the package against a Kokkos without CUDA "
-        "(pip install . on this machine leaves CUDA out where there is no GPU)",
+        "Run it where the GPU's driver is installed; on a machine without an NVIDIA GPU use a build without "
+        "CUDA: the pykokkos-base wheel (pip uninstall pykokkos-base-cu13, then pip install pykokkos-base), "
+        "or pip install . from the source, which leaves CUDA out where there is no GPU",
     ),
     (
         re.compile(r"undefined symbol: cu[A-Z]"),
@@ -31,7 +32,7 @@ _CAUSES = (
         "lib64 directory to LD_LIBRARY_PATH (or /etc/ld.so.conf.d), or install that CUDA version",
     ),
     (
-        re.compile(r"libkokkos\w*\.so[.0-9]*: cannot open shared object file"),
+        re.compile(r"libkokkos[\w-]*\.so[.0-9]*: cannot open shared object file"),
         "the Kokkos library it was built against is gone or moved: reinstall the package (pip install .) "
         "against the Kokkos you have, or put that Kokkos back",
     ),
@@ -63,3 +64,34 @@ def explain(exc, kokkos_library=None):
             f"The loader said: {text}"
         )
     return None
+
+
+# The distributions that install the kokkos package: the CPU wheel and the
+# CUDA 13 wheel (scripts/wheel_cuda.sh). They hold the same files.
+_DISTRIBUTIONS = {"pykokkos_base": "pykokkos-base", "pykokkos_base_cu13": "pykokkos-base-cu13"}
+
+
+def conflict(package_dir):
+    """A message when more than one distribution of the kokkos package is
+    installed where package_dir is (pykokkos-base and pykokkos-base-cu13:
+    each install put its files over the other's, so what is there is a mix,
+    and uninstalling one removes the other's files); None otherwise. Reads
+    the directory's list of names only."""
+    site = os.path.dirname(os.path.abspath(package_dir))
+    try:
+        names = os.listdir(site)
+    except OSError:
+        return None
+    found = sorted(
+        _DISTRIBUTIONS[name.split("-", 1)[0]]
+        for name in names
+        if name.endswith(".dist-info") and name.split("-", 1)[0] in _DISTRIBUTIONS
+    )
+    if len(found) < 2:
+        return None
+    return (
+        f"kokkos: {' and '.join(found)} are both installed in {site}. They install the same files (the kokkos "
+        "package, lib/, include/), so each install wrote over the other's and neither is whole. Remove both "
+        f"(pip uninstall -y {' '.join(found)}), then install one: pykokkos-base-cu13 for NVIDIA GPUs (CUDA 13), "
+        "pykokkos-base for the CPU."
+    )

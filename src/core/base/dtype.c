@@ -327,7 +327,7 @@ int kp_dtype_from_typestr(const char *t) {
     ++p;
   else if (*p == '>') {
     /* Big-endian is fine for single bytes only. */
-    if (!(p[2] == '1' && p[3] == 0)) return -1;
+    if (!(p[1] && p[2] == '1' && p[3] == 0)) return -1;
     ++p;
   }
   char kind = *p++;

@@ -12,6 +12,11 @@
  *     transposes blocked for the cache);
  *  3. one device space: the bridge's strided copy kernel in that space;
  *  4. otherwise staging through a contiguous temporary.
+ * Before any of these, the byte ranges the two Views span are compared: a
+ * View onto its own memory with its own strides is left as it is (it never
+ * reaches Kokkos, whose deep_copy forbids a View onto itself), and Views
+ * whose memory overlaps get NumPy's result, as if the source were copied
+ * first (copy_overlapping). Kokkos leaves overlapping copies undefined.
  * The GIL is released around every copy and fill.
  */
 #include "core.h"
@@ -41,7 +46,8 @@ static Py_ssize_t absz(Py_ssize_t x) { return x < 0 ? -x : x; }
 
 /* Drops unit dimensions, orders dimensions by destination stride (largest
  * first) and merges dimensions that are contiguous in both. */
-static void plan_make(kp_plan *p, int rank, const Py_ssize_t *shape, const Py_ssize_t *dst, const Py_ssize_t *src) {
+static inline void plan_make(kp_plan *p, int rank, const Py_ssize_t *shape, const Py_ssize_t *dst,
+                             const Py_ssize_t *src) {
   int n = 0;
   for (int r = 0; r < rank; ++r) {
     if (shape[r] == 1) continue;
@@ -360,7 +366,8 @@ static void unpin(kp_view *a, kp_view *b) {
   if (b && b->owner) b->owner->exports--;
 }
 
-static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where);
+static int copy_same_dtype(kp_view *dst, kp_view *src, const char *where);
+static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, size_t is, Py_ssize_t n, const char *where);
 static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *p, size_t is, Py_ssize_t n, const char *where);
 
 /* Reports a copy into dst to Kokkos Tools as a deep copy from src_data in
@@ -375,21 +382,117 @@ static int tools_begin(kp_view *dst, int src_space, PyObject *src_label, const v
   return kp_bridge_tools_begin_deep_copy(dst->space, dl, dst->data, src_space, sl, src_data, (uint64_t)bytes);
 }
 
+/* ---- operands that share memory -------------------------------------------------- */
+
+/* How the memory of two Views of equal shape and dtype relates. */
+enum { KP_MEMORY_APART, KP_MEMORY_SAME, KP_MEMORY_OVERLAP };
+
+/* KP_MEMORY_APART when the memory of dst and src (non-empty, of equal shapes
+ * and dtypes) cannot meet: the byte ranges they span, from the lowest
+ * element to the end of the highest, do not intersect. KP_MEMORY_SAME when
+ * they name the same elements in the same order (a copy of a View onto
+ * itself), else KP_MEMORY_OVERLAP. Addresses are compared whatever the
+ * spaces: a device-space View over host memory may alias a host View. The
+ * spans were checked on construction (kp_check_span_at): nothing overflows. */
+static int memory_relation(const kp_view *dst, const kp_view *src, Py_ssize_t is) {
+  /* two allocations of the package's own never overlap: nothing to compute */
+  const kp_owner *downer = dst->owner, *sowner = src->owner;
+  if (downer && sowner && downer != sowner && downer->kind == KP_OWNER_KOKKOS && sowner->kind == KP_OWNER_KOKKOS)
+    return KP_MEMORY_APART;
+  Py_ssize_t dlo = 0, dhi = is, slo = 0, shi = is;
+  int same = dst->data == src->data;
+  for (int r = 0; r < dst->rank; ++r) {
+    Py_ssize_t last = dst->shape[r] - 1;
+    Py_ssize_t d = dst->byte_strides[r] * last, s = src->byte_strides[r] * last;
+    if (d < 0)
+      dlo += d;
+    else
+      dhi += d;
+    if (s < 0)
+      slo += s;
+    else
+      shi += s;
+    same &= d == s;
+  }
+  if (same) return KP_MEMORY_SAME;
+  uintptr_t dat = (uintptr_t)dst->data, sat = (uintptr_t)src->data;
+  /* lo <= 0 wraps to a subtraction */
+  if (dat + (uintptr_t)dhi <= sat + (uintptr_t)slo || sat + (uintptr_t)shi <= dat + (uintptr_t)dlo)
+    return KP_MEMORY_APART;
+  return KP_MEMORY_OVERLAP;
+}
+
+/* The label of the temporaries of a staged copy (Kokkos Tools see it). */
+static const char staging_label[] = "kokkos.deep_copy staging";
+
+/* dst <- src through a new contiguous View in src's space (ordered as dst
+ * is, when dst is LayoutLeft-contiguous): two copies between memories that
+ * do not overlap. */
+static int copy_through_temporary(kp_view *dst, kp_view *src, const char *where) {
+  kp_state *st = kp_state_from_type(Py_TYPE(dst));
+  if (!st) return -1;
+  kp_view_spec spec = {0};
+  spec.rank = src->rank;
+  for (int r = 0; r < src->rank; ++r) spec.shape[r] = src->shape[r];
+  spec.dtype = src->dtype;
+  spec.space = src->space;
+  spec.layout = kp_view_is_f_contiguous(dst) && !kp_view_is_c_contiguous(dst) ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT;
+  spec.zero = 0;
+  PyObject *label = PyUnicode_FromString(staging_label);
+  if (!label) return -1;
+  kp_view *tmp = kp_view_allocate(st, &spec, label);
+  Py_DECREF(label);
+  if (!tmp) return -1;
+  int rc = copy_same_dtype(tmp, src, where);
+  if (rc == 0) rc = copy_same_dtype(dst, tmp, where);
+  Py_DECREF(tmp);
+  return rc;
+}
+
+/* dst <- src where their memory overlaps, with NumPy's result: as if src
+ * were copied first. Two HostSpace runs contiguous in the same order are
+ * one memmove; anything else (strides that cross; other spaces, whose
+ * copies go through Kokkos' fences, byte copies and parallel kernels) goes
+ * through a temporary. */
+static int copy_overlapping(kp_view *dst, kp_view *src, size_t bytes, const char *where) {
+  if (!(same_order_contiguous(dst, src) && dst->space == KP_SPACE_HOST && src->space == KP_SPACE_HOST))
+    return copy_through_temporary(dst, src, where);
+  int told = tools_begin(dst, src->space, src->label, src->data, bytes);
+  if (told < 0) return -1;
+  char *d = dst->data;
+  const char *s = src->data;
+  if (bytes < KP_HOST_SMALL_BYTES) {
+    memmove(d, s, bytes);
+  } else {
+    Py_BEGIN_ALLOW_THREADS
+    memmove(d, s, bytes);
+    Py_END_ALLOW_THREADS
+  }
+  if (told) kp_bridge_tools_end_deep_copy();
+  return 0;
+}
+
+/* ---- copies between Views ---------------------------------------------------------- */
+
 /* Copies between two Views of equal shape and dtype. */
 static int copy_same_dtype(kp_view *dst, kp_view *src, const char *where) {
   if (kp_view_require_device_reach(dst, PyExc_ValueError, where) < 0 ||
       kp_view_require_device_reach(src, PyExc_ValueError, where) < 0)
     return -1;
+  size_t is = (size_t)kp_dtypes[dst->dtype].itemsize;
+  Py_ssize_t n = kp_view_size(dst);
+  if (n == 0) return 0;
+  int relation = memory_relation(dst, src, (Py_ssize_t)is);
+  if (relation == KP_MEMORY_SAME) return 0;
   pin(dst, src);
-  int rc = copy_same_dtype_pinned(dst, src, where);
+  int rc = relation == KP_MEMORY_OVERLAP ? copy_overlapping(dst, src, (size_t)n * is, where)
+                                         : copy_same_dtype_pinned(dst, src, is, n, where);
   unpin(dst, src);
   return rc;
 }
 
-static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where) {
-  size_t is = (size_t)kp_dtypes[dst->dtype].itemsize;
-  Py_ssize_t n = kp_view_size(dst);
-  if (n == 0) return 0;
+/* dst <- src, n > 0 elements of is bytes, whose memories do not overlap. */
+static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, size_t is, Py_ssize_t n, const char *where) {
   kp_plan p;
   plan_make(&p, dst->rank, dst->shape, dst->strides, src->strides);
 
@@ -405,9 +508,6 @@ static int copy_same_dtype_pinned(kp_view *dst, kp_view *src, const char *where)
   if (told) kp_bridge_tools_end_deep_copy();
   return rc;
 }
-
-/* The label of the temporaries of a staged copy (Kokkos Tools see it). */
-static const char staging_label[] = "kokkos.deep_copy staging";
 
 static int copy_strided(kp_view *dst, kp_view *src, const kp_plan *pp, size_t is, Py_ssize_t n, const char *where) {
   kp_plan p = *pp;

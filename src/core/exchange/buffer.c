@@ -137,10 +137,42 @@ static kp_view *wrap_buffer(kp_state *st, PyObject *obj, int writable, PyObject 
   }
   int rank = buf.ndim;
   Py_ssize_t shape[KP_MAX_RANK], strides[KP_MAX_RANK];
+  size_t bytes;
+  /* The exporter's fields may lie: each is checked before it is used. */
+  const char *lie = NULL;
+  if (rank < 0)
+    lie = "a negative ndim";
+  else if (!buf.shape && rank > 1)
+    lie = "no shape for ndim > 1";
+  else if (buf.suboffsets)
+    lie = "suboffsets, which were not asked for";
+  if (lie) {
+    PyErr_Format(PyExc_BufferError, "%s: the %.100s's buffer has %s (ndim %d)", where, Py_TYPE(obj)->tp_name, lie,
+                 buf.ndim);
+    PyBuffer_Release(&buf);
+    return NULL;
+  }
   if (buf.shape)
     memcpy(shape, buf.shape, sizeof(Py_ssize_t) * (size_t)rank);
   else if (rank == 1)
     shape[0] = buf.len / buf.itemsize;
+  for (int r = 0; r < rank; ++r)
+    if (shape[r] < 0) {
+      PyErr_Format(PyExc_BufferError, "%s: the %.100s's buffer has shape[%d] = %zd; extents cannot be negative", where,
+                   Py_TYPE(obj)->tp_name, r, shape[r]);
+      PyBuffer_Release(&buf);
+      return NULL;
+    }
+  if (kp_checked_bytes(rank, shape, buf.itemsize, &bytes, where) < 0) {
+    PyBuffer_Release(&buf);
+    return NULL;
+  }
+  if (bytes > 0 && !buf.buf) {
+    PyErr_Format(PyExc_BufferError, "%s: the %.100s's buffer has %zu bytes of elements at a NULL address", where,
+                 Py_TYPE(obj)->tp_name, bytes);
+    PyBuffer_Release(&buf);
+    return NULL;
+  }
   if (buf.strides) {
     if (bytes_to_elements(buf.strides, rank, buf.itemsize, strides, where) < 0) {
       PyBuffer_Release(&buf);

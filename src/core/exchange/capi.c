@@ -181,7 +181,8 @@ static PyObject *capi_wrap(const kokkos_python_view_desc *d, kp_owner *owner, co
                            const Py_ssize_t *strides) {
   const int layout = capi_layout(d, shape, strides);
   /* Contiguous strides span the bytes capi_check_desc counted; others may lie. */
-  if (layout == KP_LAYOUT_STRIDE && kp_check_span(d->rank, shape, strides, kp_dtypes[d->dtype].itemsize, "kokkos") < 0)
+  if (layout == KP_LAYOUT_STRIDE &&
+      kp_check_span_at((const char *)d->data, d->rank, shape, strides, kp_dtypes[d->dtype].itemsize, "kokkos") < 0)
     return NULL;
   PyObject *label = capi_label(d->label);
   if (!label) return NULL;

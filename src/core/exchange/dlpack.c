@@ -472,6 +472,72 @@ static int dl_tensor_space(const kp_dl_tensor *t, const char *where) {
   return space;
 }
 
+/* The tensor's extents and element strides (t->ndim checked already):
+ * shape not NULL, extents >= 0, strides within +-PY_SSIZE_T_MAX, or
+ * compact row-major ones when there are none. -1 with BufferError. */
+static int dl_tensor_extents(const kp_dl_tensor *t, Py_ssize_t *shape, Py_ssize_t *strides, const char *where) {
+  int rank = (int)t->ndim;
+  if (rank > 0 && !t->shape) {
+    PyErr_Format(PyExc_BufferError, "%s: the tensor's shape is NULL for ndim %d", where, rank);
+    return -1;
+  }
+  for (int r = 0; r < rank; ++r) {
+    if (t->shape[r] < 0 || t->shape[r] > PY_SSIZE_T_MAX) {
+      PyErr_Format(PyExc_BufferError, "%s: the tensor's shape[%d] is %lld; extents cannot be negative", where, r,
+                   (long long)t->shape[r]);
+      return -1;
+    }
+    shape[r] = (Py_ssize_t)t->shape[r];
+  }
+  if (!t->strides) {
+    kp_contiguous_strides(rank, shape, KP_LAYOUT_RIGHT, strides); /* before DLPack 1.2: compact row-major */
+    return 0;
+  }
+  for (int r = 0; r < rank; ++r) {
+    if (t->strides[r] > PY_SSIZE_T_MAX || t->strides[r] < -PY_SSIZE_T_MAX) {
+      PyErr_Format(PyExc_BufferError, "%s: the tensor's strides[%d] is %lld", where, r, (long long)t->strides[r]);
+      return -1;
+    }
+    strides[r] = (Py_ssize_t)t->strides[r];
+  }
+  return 0;
+}
+
+/* The address of the tensor's first element, data + byte_offset, in *out:
+ * added without wrapping, not NULL and aligned when the tensor has
+ * elements (bytes of them). -1 with BufferError. */
+static int dl_tensor_address(const kp_dl_tensor *t, size_t bytes, Py_ssize_t itemsize, char **out, const char *where) {
+  uintptr_t addr;
+#if defined(__GNUC__) || defined(__clang__)
+  int wraps = __builtin_add_overflow((uintptr_t)t->data, t->byte_offset, &addr);
+#else
+  int wraps = t->byte_offset > (uint64_t)(UINTPTR_MAX - (uintptr_t)t->data);
+  addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
+#endif
+  if (wraps || (uint64_t)(uintptr_t)t->byte_offset != t->byte_offset) {
+    PyErr_Format(PyExc_BufferError, "%s: the tensor's data %p + byte_offset %llu is past the end of the address space",
+                 where, t->data, (unsigned long long)t->byte_offset);
+    return -1;
+  }
+  *out = (char *)addr;
+  if (bytes == 0) return 0;
+  if (!t->data || !addr) {
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the tensor has %zu bytes of elements but its address is NULL (data %p, byte_offset %llu)", where,
+                 bytes, t->data, (unsigned long long)t->byte_offset);
+    return -1;
+  }
+  size_t align = (size_t)(itemsize > 8 ? 8 : itemsize);
+  if (addr % align) {
+    PyErr_Format(PyExc_BufferError,
+                 "%s: the tensor's data address %p is not aligned to its %zd-byte elements; Kokkos "
+                 "Views need aligned data (copy the tensor first)",
+                 where, (void *)addr, itemsize);
+    return -1;
+  }
+  return 0;
+}
+
 kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyObject *label, const char *where) {
   kp_dl_tensor *t;
   uint64_t flags = 0;
@@ -495,57 +561,33 @@ kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyO
     t = &((kp_dl_managed_tensor *)managed)->dl_tensor;
   }
 
+  /* Every field is checked before it is used: a producer's tensor may lie
+   * in any of them (docs/hardening.md, "Exchange inputs"). */
   int dtype = kp_dl_dtype_index(t->dtype);
   if (dtype < 0) {
     kp_dl_raise_dtype(where, t->dtype);
     goto fail;
   }
   if (t->ndim < 0 || t->ndim > KP_MAX_RANK) {
-    PyErr_Format(PyExc_BufferError, "%s: a rank-%d tensor exceeds Kokkos' maximum View rank %d", where, (int)t->ndim,
-                 KP_MAX_RANK);
+    if (t->ndim < 0)
+      PyErr_Format(PyExc_BufferError, "%s: the tensor's ndim is %d; a rank cannot be negative", where, (int)t->ndim);
+    else
+      PyErr_Format(PyExc_BufferError,
+                   "%s: the tensor's ndim is %d: a rank-%d tensor exceeds Kokkos' maximum View rank %d", where,
+                   (int)t->ndim, (int)t->ndim, KP_MAX_RANK);
     goto fail;
   }
   int space = dl_tensor_space(t, where);
   if (space < 0) goto fail;
   int rank = (int)t->ndim;
   Py_ssize_t shape[KP_MAX_RANK], strides[KP_MAX_RANK];
-  for (int r = 0; r < rank; ++r) {
-    if (t->shape[r] < 0 || t->shape[r] > PY_SSIZE_T_MAX) {
-      PyErr_Format(PyExc_BufferError, "%s: the tensor's shape[%d] is %lld", where, r, (long long)t->shape[r]);
-      goto fail;
-    }
-    shape[r] = (Py_ssize_t)t->shape[r];
-  }
-  if (t->strides) {
-    for (int r = 0; r < rank; ++r) {
-      if (t->strides[r] > PY_SSIZE_T_MAX || t->strides[r] < -PY_SSIZE_T_MAX) {
-        PyErr_Format(PyExc_BufferError, "%s: the tensor's strides[%d] is %lld", where, r, (long long)t->strides[r]);
-        goto fail;
-      }
-      strides[r] = (Py_ssize_t)t->strides[r];
-    }
-  } else {
-    kp_contiguous_strides(rank, shape, KP_LAYOUT_RIGHT, strides); /* before DLPack 1.2: compact row-major */
-  }
+  if (dl_tensor_extents(t, shape, strides, where) < 0) goto fail;
   size_t bytes;
   Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
   if (kp_checked_bytes(rank, shape, itemsize, &bytes, where) < 0) goto fail;
-  if (kp_check_span(rank, shape, strides, itemsize, where) < 0) goto fail;
-  char *data = (char *)t->data + t->byte_offset;
-  if (bytes > 0) {
-    if (!t->data) {
-      PyErr_Format(PyExc_BufferError, "%s: the tensor has %zu bytes of elements but a NULL data pointer", where, bytes);
-      goto fail;
-    }
-    size_t align = (size_t)(itemsize > 8 ? 8 : itemsize);
-    if (((uintptr_t)data) % align) {
-      PyErr_Format(PyExc_BufferError,
-                   "%s: the tensor's data address %p is not aligned to its %zd-byte elements; Kokkos "
-                   "Views need aligned data (copy the tensor first)",
-                   where, (void *)data, itemsize);
-      goto fail;
-    }
-  }
+  char *data;
+  if (dl_tensor_address(t, bytes, itemsize, &data, where) < 0) goto fail;
+  if (kp_check_span_at(data, rank, shape, strides, itemsize, where) < 0) goto fail;
   int readonly = (flags & KP_DL_FLAG_READ_ONLY) != 0;
   /* From here the Allocation owns the tensor (and releases it on failure). */
   kp_owner *owner = kp_owner_from_deleter(st, space, data, release, managed, 0);
@@ -589,17 +631,48 @@ static kp_view *view_from_capsule(kp_state *st, PyObject *cap, PyObject *label, 
   return kp_view_from_dl_managed(st, m, versioned, label, where);
 }
 
-/* The producer's C exchange table of a major version this project reads,
- * from obj's type (static for the process, per DLPack), or NULL. */
-static const kp_dl_exchange_api *exchange_api_of(kp_state *st, PyTypeObject *type) {
+/* The longest prev_api chain walked: one table per DLPack major version,
+ * and there has been one major version so far. */
+#define KP_DL_EXCHANGE_MAX_TABLES 8
+
+/* The producer's C exchange table (static for the process, per DLPack) in
+ * *out, from obj's type: 1 with a table of the layout this project reads
+ * (major version 1, minor 3 or later), 0 when the type has none (the
+ * caller falls back to __dlpack__), -1 with BufferError when its prev_api
+ * chain loops or runs past KP_DL_EXCHANGE_MAX_TABLES tables. */
+static int exchange_api_of(kp_state *st, PyTypeObject *type, const kp_dl_exchange_api **out) {
+  *out = NULL;
   PyObject *attr = kp_type_lookup(type, st->dl[KP_DL_STR_EXCHANGE_API]);
-  if (!attr || !PyCapsule_IsValid(attr, KP_DL_CAPSULE_EXCHANGE_API)) return NULL;
+  if (!attr || !PyCapsule_IsValid(attr, KP_DL_CAPSULE_EXCHANGE_API)) return 0;
+  const kp_dl_exchange_api_header *seen[KP_DL_EXCHANGE_MAX_TABLES];
   const kp_dl_exchange_api_header *h =
       (const kp_dl_exchange_api_header *)PyCapsule_GetPointer(attr, KP_DL_CAPSULE_EXCHANGE_API);
-  while (h && h->version.major != KP_DL_MAJOR_VERSION) h = h->prev_api;
-  if (!h) return NULL;
-  const kp_dl_exchange_api *api = (const kp_dl_exchange_api *)h;
-  return api->managed_tensor_from_py_object_no_sync ? api : NULL;
+  for (int n = 0; h; h = h->prev_api, ++n) {
+    for (int i = 0; i < n; ++i)
+      if (seen[i] == h) {
+        PyErr_Format(PyExc_BufferError,
+                     "%.100s.%s: the exchange table's prev_api chain loops (table %d is table %d again); the "
+                     "producer's table is corrupt",
+                     type->tp_name, KP_DL_EXCHANGE_API_ATTR, n, i);
+        return -1;
+      }
+    if (n == KP_DL_EXCHANGE_MAX_TABLES) {
+      PyErr_Format(PyExc_BufferError,
+                   "%.100s.%s: the exchange table's prev_api chain is longer than %d tables; the producer's table "
+                   "is corrupt",
+                   type->tp_name, KP_DL_EXCHANGE_API_ATTR, KP_DL_EXCHANGE_MAX_TABLES);
+      return -1;
+    }
+    seen[n] = h;
+    if (h->version.major == KP_DL_MAJOR_VERSION) {
+      /* The table's layout is DLPack 1.3's: an older minor has none. */
+      const kp_dl_exchange_api *api = (const kp_dl_exchange_api *)h;
+      if (h->version.minor < 3 || !api->managed_tensor_from_py_object_no_sync) return 0;
+      *out = api;
+      return 1;
+    }
+  }
+  return 0;
 }
 
 /* A View through a producer's exchange table (no Python-level call). */
@@ -613,11 +686,12 @@ static kp_view *view_from_exchange_api(kp_state *st, const kp_dl_exchange_api *a
     return NULL;
   }
   /* Nothing was synchronized: device memory is ready once the producer's
-   * current work stream has drained. */
-  int32_t dev = m->dl_tensor.device.device_type;
+   * current work stream has drained. The tensor's fields are read only
+   * for the major version whose layout this project knows. */
+  int known = m->version.major == KP_DL_MAJOR_VERSION;
+  int32_t dev = known ? m->dl_tensor.device.device_type : 0;
   int space = kp_space_from_dlpack_device(dev);
-  if (m->version.major == KP_DL_MAJOR_VERSION && dev != KP_DL_CPU && space >= 0 && kp_bridge_space_available(space) &&
-      api->current_work_stream) {
+  if (known && dev != KP_DL_CPU && space >= 0 && kp_bridge_space_available(space) && api->current_work_stream) {
     void *s = NULL;
     if (api->current_work_stream(dev, m->dl_tensor.device.device_id, &s) != 0) {
       release_versioned_keeping_error(m);
@@ -711,8 +785,10 @@ static kp_view *view_from_dlpack_any(kp_state *st, PyObject *obj, PyObject *labe
   *copied = 0;
   if (PyCapsule_CheckExact(obj)) return view_from_capsule(st, obj, label, where);
   if (!host_copy) {
-    const kp_dl_exchange_api *api = exchange_api_of(st, Py_TYPE(obj));
-    if (api) return view_from_exchange_api(st, api, obj, label, where);
+    const kp_dl_exchange_api *api;
+    int has = exchange_api_of(st, Py_TYPE(obj), &api);
+    if (has < 0) return NULL;
+    if (has) return view_from_exchange_api(st, api, obj, label, where);
   }
   if (!kp_type_lookup(Py_TYPE(obj), st->dl[KP_DL_STR_DLPACK])) {
     PyErr_Format(PyExc_TypeError,
@@ -795,4 +871,7 @@ PyObject *kp_py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t 
   return (PyObject *)v;
 }
 
-int kp_dl_has_exchange_api(kp_state *st, PyTypeObject *type) { return exchange_api_of(st, type) != NULL; }
+int kp_dl_has_exchange_api(kp_state *st, PyTypeObject *type) {
+  const kp_dl_exchange_api *api;
+  return exchange_api_of(st, type, &api);
+}

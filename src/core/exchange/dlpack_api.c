@@ -47,6 +47,10 @@ static int api_managed_tensor_allocator(kp_dl_tensor *prototype, kp_dl_managed_t
   *out = NULL;
   kp_state *st = kp_state_global();
   if (!st) goto done;
+  if (!prototype) {
+    PyErr_Format(PyExc_ValueError, "%s: the prototype is NULL", where);
+    goto done;
+  }
   kp_view_spec spec;
   memset(&spec, 0, sizeof spec);
   if ((spec.dtype = kp_dl_dtype_index(prototype->dtype)) < 0) {
@@ -59,6 +63,10 @@ static int api_managed_tensor_allocator(kp_dl_tensor *prototype, kp_dl_managed_t
     goto done;
   }
   spec.rank = (int)prototype->ndim;
+  if (spec.rank > 0 && !prototype->shape) {
+    PyErr_Format(PyExc_ValueError, "%s: the prototype's shape is NULL for ndim %d", where, spec.rank);
+    goto done;
+  }
   for (int r = 0; r < spec.rank; ++r) {
     if (prototype->shape[r] < 0 || prototype->shape[r] > PY_SSIZE_T_MAX) {
       PyErr_Format(PyExc_ValueError, "%s: shape[%d] is %lld", where, r, (long long)prototype->shape[r]);
@@ -120,6 +128,11 @@ static int api_managed_tensor_from_py_object(void *py_object, kp_dl_managed_tens
 }
 
 static int api_managed_tensor_to_py_object(kp_dl_managed_tensor_versioned *tensor, void **out_py_object) {
+  if (!tensor) {
+    PyErr_SetString(PyExc_ValueError,
+                    "kokkos DLPack exchange (managed_tensor_to_py_object_no_sync): the tensor is NULL");
+    return -1;
+  }
   kp_state *st = kp_state_global();
   if (!st) {
     if (tensor && tensor->deleter) tensor->deleter(tensor);

@@ -191,7 +191,8 @@ void kp_dl_raise_dtype(const char *where, kp_dl_data_type dt);
 /* A new Unmanaged View over the tensor of managed (versioned or legacy),
  * whose ownership this call takes: on failure it calls the deleter. */
 kp_view *kp_view_from_dl_managed(kp_state *st, void *managed, int versioned, PyObject *label, const char *where);
-/* Whether type has a DLPack C exchange table of a version this project reads. */
+/* 1 if type has a DLPack C exchange table of a version this project reads,
+ * 0 if not, -1 with BufferError if its prev_api chain loops or is too long. */
 int kp_dl_has_exchange_api(kp_state *st, PyTypeObject *type);
 /* New Unmanaged View over the memory of a DLPack producer: a capsule, an
  * object whose type has __dlpack_c_exchange_api__, or an object with

@@ -75,8 +75,9 @@ kp_view *kp_view_from_exchange(kp_state *st, PyObject *obj, PyObject *label, con
   int is_capsule = PyCapsule_CheckExact(obj);
   if (is_capsule || kp_type_lookup(Py_TYPE(obj), st->dl[KP_DL_STR_DLPACK])) {
     kp_view *v = NULL;
-    if (!is_capsule && !kp_dl_has_exchange_api(st, Py_TYPE(obj)) && view_from_cai_first(st, obj, label, where, &v))
-      return v;
+    int has_api = is_capsule ? 0 : kp_dl_has_exchange_api(st, Py_TYPE(obj));
+    if (has_api < 0) return NULL;
+    if (!is_capsule && !has_api && view_from_cai_first(st, obj, label, where, &v)) return v;
     v = kp_view_from_dlpack(st, obj, label, where);
     /* A producer that cannot describe this array with DLPack (NumPy's
      * unaligned or byte-strided arrays) may still offer a buffer. */

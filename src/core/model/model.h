@@ -245,7 +245,7 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
                       const Py_ssize_t *strides, int dtype, int space, unsigned traits, int readonly, PyObject *label);
 /* kp_view_wrap with the layout given (it must describe the strides: a
  * rank-1 or extent-1 View fits more than one) instead of derived, and the
- * span of the strides already checked (kp_check_span) by the caller, or
+ * span of the strides already checked (kp_check_span_at) by the caller, or
  * known to be fine (contiguous strides of extents kp_checked_bytes took). */
 kp_view *kp_view_wrap_as(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank,
                          const Py_ssize_t *shape, const Py_ssize_t *strides, int dtype, int space, int layout,
@@ -271,9 +271,15 @@ int kp_layout_of(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides);
 /* Overflow-checked product of extents, times itemsize; -1 with exception. */
 int kp_checked_bytes(int rank, const Py_ssize_t *shape, Py_ssize_t itemsize, size_t *out, const char *where);
 /* 0 if the elements of an array with these extents and element strides
- * span at most PY_SSIZE_T_MAX bytes (so offset arithmetic cannot overflow;
- * foreign strides may lie); else BufferError naming where, -1. */
-int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize, const char *where);
+ * span at most PY_SSIZE_T_MAX bytes and every stride times itemsize fits a
+ * Py_ssize_t, extents 0 and 1 included (so no offset or byte stride a View
+ * computes can overflow; foreign strides may lie); else BufferError naming
+ * where and the field, -1. An empty array's nonzero extents count too: its
+ * other dimensions can still be indexed. Also, for a non-empty array at
+ * data (NULL: not checked), its elements neither below address 0 nor past
+ * the top of the address space. */
+int kp_check_span_at(const char *data, int rank, const Py_ssize_t *shape, const Py_ssize_t *strides,
+                     Py_ssize_t itemsize, const char *where);
 /* Contiguous element strides for a layout. */
 void kp_contiguous_strides(int rank, const Py_ssize_t *shape, int layout, Py_ssize_t *strides);
 

@@ -115,34 +115,71 @@ int kp_checked_bytes(int rank, const Py_ssize_t *shape, Py_ssize_t itemsize, siz
   return 0;
 }
 
-int kp_check_span(int rank, const Py_ssize_t *shape, const Py_ssize_t *strides, Py_ssize_t itemsize,
-                  const char *where) {
-  size_t span = (size_t)itemsize; /* bytes from the lowest to the highest element, inclusive */
-  for (int r = 0; r < rank; ++r)
-    if (shape[r] == 0) return 0;
-  for (int r = 0; r < rank; ++r) {
-    size_t n = (size_t)(shape[r] - 1);
+/* a * b in *out; 1 when it overflows size_t. */
+static int mul_overflows(size_t a, size_t b, size_t *out) {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_mul_overflow(a, b, out);
+#else
+  if (b != 0 && a > SIZE_MAX / b) return 1;
+  *out = a * b;
+  return 0;
+#endif
+}
+
+int kp_check_span_at(const char *data, int rank, const Py_ssize_t *shape, const Py_ssize_t *strides,
+                     Py_ssize_t itemsize, const char *where) {
+  const size_t max = (size_t)PY_SSIZE_T_MAX, isz = (size_t)itemsize;
+  /* Bytes from the first element down to the lowest one and up to the
+   * highest one; each at most max, so their sum cannot wrap. */
+  size_t below = 0, above = 0;
+  int empty = 0, r;
+  for (r = 0; r < rank; ++r) {
+    /* Every stride, whatever its extent: byte_strides holds stride *
+     * itemsize, and an empty View's other extents can still be indexed. */
     size_t s = strides[r] < 0 ? (size_t)0 - (size_t)strides[r] : (size_t)strides[r];
-    size_t step;
-    if (s != 0 && n > (size_t)PY_SSIZE_T_MAX / s) goto too_far;
-    step = n * s;
-    if (step > (size_t)PY_SSIZE_T_MAX / (size_t)itemsize) goto too_far;
-    step *= (size_t)itemsize;
-    if (span > (size_t)PY_SSIZE_T_MAX - step) goto too_far;
-    span += step;
+    size_t step, reach;
+    if (mul_overflows(s, isz, &step) || step > max) {
+      PyErr_Format(PyExc_BufferError,
+                   "%s: strides[%d] is %zd elements of %zd bytes: these strides would span more than %zd bytes in "
+                   "one step; they cannot describe memory (check the producer of this array)",
+                   where, r, strides[r], itemsize, PY_SSIZE_T_MAX);
+      return -1;
+    }
+    if (shape[r] == 0) {
+      empty = 1;
+      continue; /* no index along it, so no offset either */
+    }
+    size_t *side = strides[r] < 0 ? &below : &above;
+    if (mul_overflows((size_t)(shape[r] - 1), step, &reach) || reach > max - *side) goto too_far;
+    *side += reach;
+  }
+  if (below + above > max - isz) goto too_far;
+  /* The elements must not run off either end of the address space. */
+  if (data && !empty && ((uintptr_t)data < below || UINTPTR_MAX - (uintptr_t)data < above + (isz - 1))) {
+    PyErr_Format(PyExc_BufferError,
+                 "%s: elements from %zu bytes below to %zu bytes above address %p would run off the address space; "
+                 "these extents and strides cannot describe memory (check the producer of this array)",
+                 where, below, above + isz, (const void *)data);
+    return -1;
   }
   return 0;
 too_far:
-  PyErr_Format(PyExc_BufferError,
-               "%s: these extents and strides would span more than %zd bytes; they cannot describe memory "
-               "(check the producer of this array)",
-               where, PY_SSIZE_T_MAX);
+  if (r < rank)
+    PyErr_Format(PyExc_BufferError,
+                 "%s: these extents and strides would span more than %zd bytes (shape[%d] = %zd with strides[%d] = "
+                 "%zd elements of %zd bytes); they cannot describe memory (check the producer of this array)",
+                 where, PY_SSIZE_T_MAX, r, shape[r], r, strides[r], itemsize);
+  else
+    PyErr_Format(PyExc_BufferError,
+                 "%s: these extents and strides would span more than %zd bytes; they cannot describe memory (check "
+                 "the producer of this array)",
+                 where, PY_SSIZE_T_MAX);
   return -1;
 }
 
 kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank, const Py_ssize_t *shape,
                       const Py_ssize_t *strides, int dtype, int space, unsigned traits, int readonly, PyObject *label) {
-  if (kp_check_span(rank, shape, strides, kp_dtypes[dtype].itemsize, "kokkos") < 0) return NULL;
+  if (kp_check_span_at(data, rank, shape, strides, kp_dtypes[dtype].itemsize, "kokkos") < 0) return NULL;
   return kp_view_wrap_as(st, type, owner, data, rank, shape, strides, dtype, space, kp_layout_of(rank, shape, strides),
                          traits, readonly, label);
 }
