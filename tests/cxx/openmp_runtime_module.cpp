@@ -37,12 +37,11 @@ pybind11::tuple draws(long n, std::uint64_t seed) {
   n -= n % per_state;
   Kokkos::View<std::uint64_t *, Kokkos::HostSpace> out("draws", n);
   Kokkos::Random_XorShift64_Pool<Kokkos::OpenMP> pool(seed);
-  Kokkos::parallel_for(
-      "draws", Kokkos::RangePolicy<Kokkos::OpenMP>(0, n / per_state), [=](long i) {
-        auto state = pool.get_state();
-        for (long j = 0; j < per_state; ++j) out(i * per_state + j) = state.urand64();
-        pool.free_state(state);
-      });
+  Kokkos::parallel_for("draws", Kokkos::RangePolicy<Kokkos::OpenMP>(0, n / per_state), [=](long i) {
+    auto state = pool.get_state();
+    for (long j = 0; j < per_state; ++j) out(i * per_state + j) = state.urand64();
+    pool.free_state(state);
+  });
   Kokkos::fence();
   std::vector<std::uint64_t> values(out.data(), out.data() + n);
   std::sort(values.begin(), values.end());
@@ -57,7 +56,7 @@ pybind11::tuple draws(long n, std::uint64_t seed) {
 
 int concurrency() { return Kokkos::OpenMP().concurrency(); }
 
-} // namespace
+}  // namespace
 
 PYBIND11_MODULE(kp_openmp_runtime, m) {
   m.def("thread_id_mismatches", &thread_id_mismatches);
