@@ -59,7 +59,14 @@ static int read_ints(PyObject *t, const kp_interface_ctx *c, const char *key, Py
       return -1;
     }
     Py_ssize_t x = PyNumber_AsSsize_t(item, PyExc_OverflowError);
-    if (x == -1 && PyErr_Occurred()) return -1;
+    if (x == -1 && PyErr_Occurred()) {
+      if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_OverflowError, "%s: %s['%s'][%zd] = %R does not fit a Py_ssize_t", c->where, c->name, key, i,
+                     item);
+      }
+      return -1;
+    }
     out[i] = x;
   }
   *rank = (int)n;
