@@ -149,6 +149,10 @@ def run_view(case, rng):
         return "ok", "not compared: a str first is the label (the original's View(label, shape))"
     if case["kind"] == "array_shape" and isinstance(case["shape"], np.ndarray):
         case["shape"] = case["shape"].tolist()  # an array first is data to kokkos.array, not a shape
+    if case["kind"] == "array_shape" and isinstance(case["shape"], np.generic):
+        # so is a NumPy scalar (a rank-0 array): its value goes in a list, as a shape
+        x = case["shape"]
+        case["shape"] = [int(x) if isinstance(x, np.integer) else x]
     shape = _shape_tuple(case["shape"])
     if shape is not None and all(n >= 0 for n in shape) and len(shape) <= 8:
         size = int(np.prod([max(n, 1) for n in shape], dtype=object)) * 16
