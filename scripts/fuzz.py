@@ -14,6 +14,7 @@ that replays them.
   python scripts/fuzz.py --families dlpack,index --count 50000 --seed 7 -j 2
   python scripts/fuzz.py --python build/sanitize/venv/bin/python    # the ASan+UBSan build
   python scripts/fuzz.py --replay dlpack:7:1234   # one input, in this process's child
+  kill -TERM <pid>                                  # ends a long run early: the summary counts what ran
 
 Under the sanitizer build (scripts/sanitize.sh makes build/sanitize/venv;
 its bin/python preloads the runtimes) the children get that script's
@@ -265,11 +266,29 @@ def run_campaign(cfg):
             except Exception as e:  # noqa: BLE001 - the driver's own failure is a finding too
                 camp.finding(f, cfg.seed, start, "harness", f"the driver failed on this batch: {e!r}", "")
 
+    # SIGTERM or Ctrl-C ends a long run early: no new batch starts, the
+    # batches under way finish, and the summary counts what ran.
+    def stop(*_):
+        while True:
+            try:
+                work.get_nowait()
+            except queue.Empty:
+                return
+
+    old = signal.signal(signal.SIGTERM, stop)
     threads = [threading.Thread(target=worker) for _ in range(cfg.jobs)]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    try:
+        while any(t.is_alive() for t in threads):
+            try:
+                for t in threads:
+                    t.join()
+            except KeyboardInterrupt:
+                print("fuzz: stopping after the batches under way", file=sys.stderr)
+                stop()
+    finally:
+        signal.signal(signal.SIGTERM, old)
     return camp, time.perf_counter() - t0
 
 
