@@ -37,7 +37,8 @@ fi
 mirror=${mirror:-http://deb.debian.org/debian}
 
 if ! command -v debootstrap >/dev/null 2>&1; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null ||
+    { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null; }
 fi
 
 start=$(date +%s)
