@@ -205,7 +205,7 @@ def run_array_data(case, rng):
         got, exc = attempt(lambda: kokkos.array(data, shape, **kw))
     else:
         got, exc = attempt(lambda: kokkos.array(data, shape=shape, **kw))
-    want = _shape_tuple(shape)
+    want = ref.shape if shape is None else _shape_tuple(shape)  # shape=None: not given (the default)
     if exc is not None:
         bad = unexpected(exc)
         if bad:
