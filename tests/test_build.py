@@ -238,6 +238,20 @@ def test_the_link_hint_finder_finds_what_pathfinder_finds():
     assert isinstance(spec.loader, hint._LinkHintLoader)
 
 
+def test_extension_modules_imported_after_kokkos_load():
+    # ctypes is not imported by Python's start-up; its own extension module
+    # (_ctypes) then comes through the link-hint loader, which must not ask
+    # ctypes anything while it loads (a half-imported ctypes has no CDLL)
+    code = (
+        "import sys\n"
+        "import kokkos\n"
+        "import ctypes, _decimal, _sqlite3\n"
+        "print('OK', ctypes.CDLL(None) is not None, kokkos.View([2])[1])\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("OK True 0.0"), r.stdout + r.stderr
+
+
 @pytest.mark.parametrize(
     "loader_said, cause",
     [

@@ -29,10 +29,15 @@ class _LinkHintLoader(importlib.machinery.ExtensionFileLoader):
             # a module that links this package's Kokkos never brings it into
             # the global scope, and next to another Kokkos there it binds to
             # its own first (_own_kokkos)
-            foreign = _own_kokkos.kokkos_in_global_scope()
-            if (foreign or sys.getdlopenflags() & _own_kokkos.RTLD_GLOBAL) and _own_kokkos.links_own_kokkos(self.path):
-                with _own_kokkos.loading(deep=foreign):
-                    return super().create_module(spec)
+            # (asked only where the package carries its own Kokkos: the
+            # question imports ctypes, whose own _ctypes comes through here)
+            if _own_kokkos.own_soname():
+                foreign = _own_kokkos.kokkos_in_global_scope()
+                if (foreign or sys.getdlopenflags() & _own_kokkos.RTLD_GLOBAL) and _own_kokkos.links_own_kokkos(
+                    self.path
+                ):
+                    with _own_kokkos.loading(deep=foreign):
+                        return super().create_module(spec)
             return super().create_module(spec)
         except ImportError as exc:
             found = _KOKKOS_SYMBOL.search(str(exc))

@@ -14,8 +14,12 @@ package's. So:
   finder loads them), is never loaded with RTLD_GLOBAL, even where
   sys.setdlopenflags asks for it: this package's Kokkos never enters the
   global scope through them;
-- when a Kokkos is already in the global scope, those are loaded with
-  RTLD_DEEPBIND: their own libraries first.
+- when a Kokkos is already in the global scope and the package carries its
+  own Kokkos, those are loaded with RTLD_DEEPBIND: their own libraries
+  first. A package built on an installed Kokkos shares that Kokkos with the
+  program that embeds Python (one Kokkos, one set of Views), so there the
+  global scope is meant to win, and nothing is loaded with RTLD_DEEPBIND.
+  Nor is it under AddressSanitizer, whose runtime refuses RTLD_DEEPBIND.
 
 The Kokkos libraries themselves are linked -Bsymbolic-functions and have a soname of
 their own (cmake/InternalKokkos.cmake), so a Kokkos loaded earlier is never
@@ -33,14 +37,19 @@ _KOKKOS_SYMBOLS = ("_ZN6Kokkos14is_initializedEv", "_ZN6Kokkos10initializeERiPPc
 
 
 def kokkos_in_global_scope():
-    """Whether a Kokkos library's symbols are in the process' global scope."""
+    """Whether a Kokkos library's symbols are in the process' global scope
+    and RTLD_DEEPBIND can keep this package's own Kokkos apart from it."""
     if not hasattr(os, "RTLD_DEEPBIND"):
         return False
     try:
         import ctypes  # here: only when a module is loaded
 
         process = ctypes.CDLL(None)
-    except (ImportError, OSError):  # no ctypes (a subinterpreter refuses it): the core says why
+    except (ImportError, OSError, AttributeError):
+        # no ctypes (a subinterpreter refuses it: the core says why), or
+        # ctypes half imported (this runs while its _ctypes is loaded)
+        return False
+    if hasattr(process, "__asan_init"):  # AddressSanitizer aborts on RTLD_DEEPBIND
         return False
     return any(hasattr(process, name) for name in _KOKKOS_SYMBOLS)
 
@@ -48,7 +57,8 @@ def kokkos_in_global_scope():
 class loading:
     """Context manager: extension modules imported inside it are loaded
     without RTLD_GLOBAL, and with RTLD_DEEPBIND when deep is true or, for
-    deep=None, when a Kokkos is in the global scope."""
+    deep=None, when the package carries its own Kokkos and another Kokkos is
+    in the global scope."""
 
     def __init__(self, deep=None):
         self.deep = deep
@@ -56,7 +66,9 @@ class loading:
     def __enter__(self):
         self.flags = sys.getdlopenflags()
         flags = self.flags & ~os.RTLD_GLOBAL
-        deep = kokkos_in_global_scope() if self.deep is None else self.deep
+        deep = self.deep
+        if deep is None:
+            deep = bool(own_soname()) and kokkos_in_global_scope()
         if deep and hasattr(os, "RTLD_DEEPBIND"):
             flags |= os.RTLD_DEEPBIND
         sys.setdlopenflags(flags)
@@ -70,7 +82,7 @@ class loading:
 _soname = None
 
 
-def _own_soname():
+def own_soname():
     """The soname of the package's own Kokkos core library
     (lib/libkokkoscore-<tag>.so beside the package), or b"" for a Kokkos
     installed elsewhere. Read from the directory, not build.json: this runs
@@ -90,7 +102,7 @@ def _own_soname():
 def links_own_kokkos(path):
     """Whether the shared object at path names this package's own Kokkos
     library (its soname, unique to the build) among what it needs."""
-    soname = _own_soname()
+    soname = own_soname()
     if not soname:
         return False
     try:

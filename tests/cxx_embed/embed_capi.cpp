@@ -27,7 +27,8 @@ using kp_test::check;
 // A new reference to the function `name` defined by `code` in __main__.
 PyObject *define(const char *arg_code, const char *arg_name) {
   PyObject *main = PyImport_AddModule("__main__");  // borrowed
-  PyObject *globals = PyModule_GetDict(main);       // borrowed
+  if (!main) return nullptr;
+  PyObject *globals = PyModule_GetDict(main);  // borrowed
   PyObject *r = PyRun_String(arg_code, Py_file_input, globals, globals);
   if (!r) return nullptr;
   Py_DECREF(r);
