@@ -216,3 +216,18 @@ def cuda_fill_module():
         {"pybind11_DIR": cxx_build._cmake_dir("pybind11", "--cmakedir")},
     )
     return cxx_build.import_from(out, "kp_cuda_fill")
+
+
+def pykokkos_tree():
+    """A checkout of pykokkos: PYKOKKOS_SRC, or the tree of an importable
+    pykokkos (one installed from its checkout, tests/ beside it); None where
+    there is neither (CI cannot download pykokkos: docs/pykokkos.md)."""
+    src = os.environ.get("PYKOKKOS_SRC")
+    if src:
+        return Path(src)
+    try:
+        import pykokkos  # noqa: F401
+    except Exception:
+        return None
+    root = Path(sys.modules["pykokkos"].__file__).resolve().parent.parent
+    return root if (root / "tests").is_dir() else None

