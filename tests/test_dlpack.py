@@ -10,87 +10,27 @@ import numpy as np
 import pytest
 
 import kokkos
+from dlpack_abi import (
+    IS_COPIED,
+    LEGACY_DELETER,
+    NAMES,
+    READ_ONLY,
+    VERSIONED_DELETER,
+    DLDataType,
+    DLDevice,
+    DLManagedTensor,
+    DLManagedTensorVersioned,
+    DLTensor,
+    DLVersion,
+    capsule_name,
+    capsule_new,
+    capsule_pointer,
+    legacy_of,
+    versioned_of,
+)
 from support import DTYPES, NP_DTYPES, run_scenario, sample, shape_of, succeeded
 
 RANKS = list(range(9))
-
-# ---- the DLPack ABI, from the specification, for reading and making capsules ----
-
-
-class DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-class DLVersion(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
-
-
-class DLManagedTensor(ctypes.Structure):
-    pass
-
-
-LEGACY_DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
-DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", LEGACY_DELETER)]
-
-
-class DLManagedTensorVersioned(ctypes.Structure):
-    pass
-
-
-VERSIONED_DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensorVersioned))
-DLManagedTensorVersioned._fields_ = [
-    ("version", DLVersion),
-    ("manager_ctx", ctypes.c_void_p),
-    ("deleter", VERSIONED_DELETER),
-    ("flags", ctypes.c_uint64),
-    ("dl_tensor", DLTensor),
-]
-
-READ_ONLY, IS_COPIED = 1, 2
-
-_capsule_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_get_pointer.restype = ctypes.c_void_p
-_capsule_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_capsule_get_name = ctypes.pythonapi.PyCapsule_GetName
-_capsule_get_name.restype = ctypes.c_char_p
-_capsule_get_name.argtypes = [ctypes.py_object]
-_capsule_new = ctypes.pythonapi.PyCapsule_New
-_capsule_new.restype = ctypes.py_object
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-
-# Capsule names must outlive the capsules made here.
-_NAMES = {n: ctypes.create_string_buffer(n) for n in (b"dltensor", b"dltensor_versioned", b"something_else")}
-
-
-def capsule_name(cap):
-    return _capsule_get_name(cap).decode()
-
-
-def versioned_of(cap):
-    """The DLManagedTensorVersioned behind a fresh versioned capsule."""
-    ptr = _capsule_get_pointer(cap, b"dltensor_versioned")
-    return DLManagedTensorVersioned.from_address(ptr)
-
-
-def legacy_of(cap):
-    ptr = _capsule_get_pointer(cap, b"dltensor")
-    return DLManagedTensor.from_address(ptr)
 
 
 class Producer:
@@ -143,7 +83,7 @@ class Producer:
             self.managed = DLManagedTensor(t, None, self._deleter)
         if name is None:
             name = b"dltensor_versioned" if versioned else b"dltensor"
-        self.capsule = _capsule_new(ctypes.addressof(self.managed), _NAMES[name], None)
+        self.capsule = capsule_new(ctypes.addressof(self.managed), NAMES[name], None)
 
     def _delete(self, ptr):
         self.deleted += 1
@@ -801,7 +741,7 @@ def api():
     cap = kokkos.View.__dlpack_c_exchange_api__
     assert capsule_name(cap) == "dlpack_exchange_api"
     assert kokkos.DynRankView.__dlpack_c_exchange_api__ is cap
-    return ExchangeAPI.from_address(_capsule_get_pointer(cap, b"dlpack_exchange_api"))
+    return ExchangeAPI.from_address(capsule_pointer(cap, b"dlpack_exchange_api"))
 
 
 def test_exchange_api_header(api):

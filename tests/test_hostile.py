@@ -23,6 +23,16 @@ import numpy as np
 import pytest
 
 import kokkos
+from dlpack_abi import (
+    NAMES,
+    TYPE_CODES,
+    VERSIONED_DELETER,
+    DLDataType,
+    DLDevice,
+    DLManagedTensorVersioned,
+    DLVersion,
+    capsule_new,
+)
 from support import SCENARIO_LIMIT, load_scenario, run_scenario, stable_id, succeeded
 
 # A hang (a finalize that waits for itself, ...) fails the test that hung:
@@ -553,46 +563,6 @@ def test_callback_exceptions_never_reach_kokkos():
 # ---- DLPack capsules reused or malformed ----------------------------------------------------
 
 
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class _DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class _DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", _DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", _DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-class _DLManagedVersioned(ctypes.Structure):
-    pass
-
-
-_DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedVersioned))
-_DLManagedVersioned._fields_ = [
-    ("major", ctypes.c_uint32),
-    ("minor", ctypes.c_uint32),
-    ("manager_ctx", ctypes.c_void_p),
-    ("deleter", _DELETER),
-    ("flags", ctypes.c_uint64),
-    ("dl_tensor", _DLTensor),
-]
-
-_capsule_new = ctypes.pythonapi.PyCapsule_New
-_capsule_new.restype = ctypes.py_object
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-_VERSIONED_NAME = ctypes.create_string_buffer(b"dltensor_versioned")
-
-
 class HostileProducer:
     """Makes one versioned DLPack capsule over a NumPy array with whatever
     fields the test sets, and counts deleter calls. The capsule has no
@@ -607,21 +577,21 @@ class HostileProducer:
         if strides == "auto":
             strides = [s // arr.itemsize for s in arr.strides]
         self._strides = None if strides is None else (ctypes.c_int64 * max(len(strides), 1))(*strides)
-        self._deleter = _DELETER(self._delete)
-        m = _DLManagedVersioned()
-        m.major, m.minor = major, 0
+        self._deleter = VERSIONED_DELETER(self._delete)
+        m = DLManagedTensorVersioned()
+        m.version = DLVersion(major, 0)
         m.deleter = self._deleter
         t = m.dl_tensor
         t.data = arr.ctypes.data if data == "auto" else data
-        t.device = _DLDevice(*device)
+        t.device = DLDevice(*device)
         t.ndim = n
-        code = {"b": 6, "i": 0, "u": 1, "f": 2, "c": 5}[arr.dtype.kind]
-        t.dtype = _DLDataType(*(dtype or (code, arr.itemsize * 8, 1)))
+        code = TYPE_CODES[arr.dtype.kind]
+        t.dtype = DLDataType(*(dtype or (code, arr.itemsize * 8, 1)))
         t.shape = ctypes.cast(self._shape, ctypes.POINTER(ctypes.c_int64))
         t.strides = None if self._strides is None else ctypes.cast(self._strides, ctypes.POINTER(ctypes.c_int64))
         t.byte_offset = 0
         self.managed = m
-        self.capsule = _capsule_new(ctypes.addressof(m), _VERSIONED_NAME, None)
+        self.capsule = capsule_new(ctypes.addressof(m), NAMES[b"dltensor_versioned"], None)
 
     def _delete(self, ptr):
         self.deleted += 1

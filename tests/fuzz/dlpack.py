@@ -19,7 +19,9 @@ import random
 
 import numpy as np
 
+import dlpack_abi
 import kokkos
+from dlpack_abi import READ_ONLY, TYPE_CODES, DLDataType, DLDevice, capsule_new
 
 from .common import (
     DTYPES,
@@ -36,44 +38,12 @@ from .common import (
 
 INT64_MAX = 2**63 - 1
 HAS_CUDA = "CudaSpace" in kokkos.enabled_memory_spaces()
-CODES = {"b": 6, "i": 0, "u": 1, "f": 2, "c": 5}
-SUPPORTED = {(CODES[d.kind], d.itemsize * 8): d for d in DTYPES}
-READ_ONLY = 1
+SUPPORTED = {(TYPE_CODES[d.kind], d.itemsize * 8): d for d in DTYPES}
 
 
-class DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", DLDataType),
-        ("shape", ctypes.c_void_p),
-        ("strides", ctypes.c_void_p),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-class DLManagedTensor(ctypes.Structure):
-    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
-
-
-class DLManagedTensorVersioned(ctypes.Structure):
-    _fields_ = [
-        ("major", ctypes.c_uint32),
-        ("minor", ctypes.c_uint32),
-        ("manager_ctx", ctypes.c_void_p),
-        ("deleter", ctypes.c_void_p),
-        ("flags", ctypes.c_uint64),
-        ("dl_tensor", DLTensor),
-    ]
+# the structs with raw addresses: any shape, strides or deleter, NULL or odd
+DLManagedTensor = dlpack_abi.raw(dlpack_abi.DLManagedTensor)
+DLManagedTensorVersioned = dlpack_abi.raw(dlpack_abi.DLManagedTensorVersioned)
 
 
 class ExchangeAPI(ctypes.Structure):
@@ -94,9 +64,6 @@ ExchangeAPI._fields_ = [
 DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 FROM_PY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
 STREAM = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p))
-_capsule_new = ctypes.pythonapi.PyCapsule_New
-_capsule_new.restype = ctypes.py_object
-_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 
 
 _capsule_name_of = ctypes.pythonapi.PyCapsule_GetName
@@ -134,7 +101,7 @@ def gen_tensor(rng, versioned=None):
     r = rng.random()
     f["ndim"] = rng.choice((0, 1, 1, 2, 2, 3, 4)) if r < 0.9 else rng.choice((8, 9, -1, 2**31 - 1, -(2**31), 64))
     if rng.random() < 0.88:
-        f["dtype"] = (CODES[dt.kind], dt.itemsize * 8, 1)
+        f["dtype"] = (TYPE_CODES[dt.kind], dt.itemsize * 8, 1)
     else:
         f["dtype"] = (
             rng.choice((0, 1, 2, 3, 4, 5, 6, 7, 17, 18, 255)),
@@ -289,7 +256,7 @@ class Tensor:
         self._deleter = DELETER(self._delete)
         if f["versioned"]:
             m = DLManagedTensorVersioned()
-            m.major, m.minor, m.flags = f["major"], f["minor"], f["flags"]
+            m.version.major, m.version.minor, m.flags = f["major"], f["minor"], f["flags"]
         else:
             m = DLManagedTensor()
         m.manager_ctx = f["manager_ctx"]
@@ -319,7 +286,7 @@ class Tensor:
         if f["name"] == "swapped":
             name = b"used_" + name  # a struct under the other name is a lie no consumer can see
         self._name = ctypes.create_string_buffer(name)
-        return _capsule_new(ctypes.addressof(self.managed), self._name, None)
+        return capsule_new(ctypes.addressof(self.managed), self._name, None)
 
     def expected(self):
         """(refusal reason or None, itemsize, shape, byte strides, dtype, read-only)."""
@@ -534,7 +501,7 @@ def run_exchange(case):
             api.prev_api = ctypes.pointer(apis[nxt])
     name = ctypes.create_string_buffer(b"dlpack_exchange_api")
     keep += [apis, name]
-    cap = _capsule_new(ctypes.addressof(apis[0]), name, None)
+    cap = capsule_new(ctypes.addressof(apis[0]), name, None)
     fallback = np.arange(5.0) + 0.5
     cls = type("Producer", (ExchangeProducer,), {"__dlpack_c_exchange_api__": cap, "fallback": fallback})
     obj = cls()
