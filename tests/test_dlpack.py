@@ -801,6 +801,19 @@ def test_exchange_api_to_py_object_and_allocator(api):
     assert errors and errors[0][0] == "BufferError" and "bfloat16" in errors[0][1]
 
 
+def test_exchange_api_refuses_null_arguments(api):
+    errors = []
+    set_error = SET_ERROR(lambda ctx, kind, msg: errors.append((kind.decode(), msg.decode())))
+    out = ctypes.c_void_p()
+    assert api.managed_tensor_allocator(None, ctypes.byref(out), None, set_error) == -1
+    assert errors[-1][0] == "ValueError" and errors[-1][1].endswith("the prototype is NULL") and not out.value
+    no_shape = DLTensor(None, DLDevice(1, 0), 2, DLDataType(2, 32, 1), None, None, 0)
+    assert api.managed_tensor_allocator(ctypes.byref(no_shape), ctypes.byref(out), None, set_error) == -1
+    assert errors[-1][0] == "ValueError" and "the prototype's shape is NULL for ndim 2" in errors[-1][1]
+    with pytest.raises(ValueError, match=r"managed_tensor_to_py_object_no_sync\): the tensor is NULL"):
+        api.managed_tensor_to_py_object_no_sync(None, ctypes.byref(ctypes.py_object()))
+
+
 def test_exchange_api_current_work_stream(api):
     s = ctypes.c_void_p(1234)
     assert api.current_work_stream(1, 0, ctypes.byref(s)) == 0

@@ -2,7 +2,8 @@
 
 DLPack tensors (legacy and versioned capsules, made with ctypes), the DLPack
 C exchange table's version and prev_api chain, __array_interface__ and
-__cuda_array_interface__ dicts, and a shape given to kokkos.array together
+__cuda_array_interface__ dicts, buffers whose exporter lies (a C module
+built here), and a shape given to kokkos.array together
 with an array: each lie is refused with an exception naming the field and
 its value, the producer's deleter runs once, and no reference leaks. The
 list of what is checked is docs/hardening.md, "Exchange inputs".
@@ -11,10 +12,12 @@ list of what is checked is docs/hardening.md, "Exchange inputs".
 import gc
 import re
 import sys
+import sysconfig
 
 import numpy as np
 import pytest
 
+import cxx_build
 import kokkos
 from support import SCENARIO_LIMIT, python, stable_id
 from test_dlpack import Producer
@@ -429,6 +432,58 @@ def test_interface_read_only_flag_as_int():
     arr = np.arange(4.0)
     v = kokkos.asarray(interface(arr, data=(arr.ctypes.data, 1)))
     assert v.readonly and not np.asarray(v).flags.writeable
+
+
+# ---- the buffer protocol -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lying_buffer(tmp_path_factory):
+    """tests/cxx/lying_buffer.c: an exporter whose Py_buffer fields lie."""
+    out = tmp_path_factory.mktemp("lying_buffer")
+    include = sysconfig.get_paths()["include"]
+    cxx_build.compile_module(cxx_build.SOURCES / "lying_buffer.c", "kp_lying_buffer", [f"-I{include}"], out)
+    return cxx_build.import_from(out, "kp_lying_buffer").Exporter
+
+
+@pytest.mark.parametrize(
+    "fields,exc,match",
+    [
+        ({"ndim": -1}, BufferError, r"buffer has a negative ndim \(ndim -1\)"),
+        ({"ndim": 9, "shape": [1] * 8}, ValueError, r"rank 9 is larger than the maximum 8"),
+        ({"ndim": 2}, BufferError, r"buffer has no shape for ndim > 1 \(ndim 2\)"),
+        (
+            {"ndim": 1, "shape": [8], "suboffsets": True},
+            BufferError,
+            r"buffer has suboffsets, which were not asked for",
+        ),
+        ({"ndim": 2, "shape": [2, -3]}, BufferError, r"buffer has shape\[1\] = -3; extents cannot be negative"),
+        ({"ndim": 2, "shape": [2**62, 4]}, ValueError, r"would need more than 9223372036854775807 bytes"),
+        (
+            {"ndim": 1, "shape": [8], "null_buf": True},
+            BufferError,
+            r"buffer has 64 bytes of elements at a NULL address",
+        ),
+        ({"ndim": 1, "shape": [8], "strides": [12]}, ValueError, r"stride 12 bytes of dimension 0 is not a multiple"),
+        ({"ndim": 1, "shape": [8], "strides": [2**62]}, BufferError, r"would span more than"),
+    ],
+    ids=stable_id,
+)
+def test_buffer_lies_are_refused(lying_buffer, fields, exc, match):
+    exporter = lying_buffer(**fields)
+    before = sys.getrefcount(exporter)
+    with pytest.raises(exc, match=rf"^kokkos.asarray\(\): .*{match}"):
+        kokkos.asarray(exporter)
+    gc.collect()
+    assert sys.getrefcount(exporter) == before  # the buffer was released
+
+
+def test_buffer_that_tells_the_truth_is_taken(lying_buffer):
+    for fields in ({"ndim": 1}, {"ndim": 1, "shape": [8]}, {"ndim": 2, "shape": [2, 4], "strides": [32, 8]}):
+        v = kokkos.asarray(lying_buffer(**fields))
+        assert np.asarray(v).ravel().tolist() == [float(i) for i in range(8)]
+    empty = kokkos.asarray(lying_buffer(ndim=1, shape=[0], null_buf=True))  # no elements: NULL is fine
+    assert empty.shape == [0]
 
 
 # ---- kokkos.array with an array and a shape ------------------------------------------------------

@@ -141,7 +141,9 @@ print(json.dumps(loaded))
 """
 
 
-def _loaded(out):
+def _last_json(out):
+    """What a check program printed last, as JSON (LOADED's list, a check's
+    results)."""
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -225,7 +227,7 @@ def test_own_kokkos_runs_with_openmp(own_site):
         )
     )
     assert "'OpenMP'" in out.splitlines()[-2]
-    loaded = _loaded(out)
+    loaded = _last_json(out)
     kokkos_libs = [p for p in loaded if "kokkoscore" in p]
     assert kokkos_libs and all(p.startswith(str(site / "lib")) for p in kokkos_libs), loaded
 
@@ -376,7 +378,7 @@ def test_moved_tree_still_imports(own_site, tmp_path):
         lines = out.strip().splitlines()
         assert re.fullmatch(re.escape(str(moved / "lib" / "libkokkoscore-")) + r"\w+\.so", lines[0]), lines[0]
         assert str(moved / "lib") in lines[1] and str(site) not in lines[1]
-        assert all(str(site) not in p for p in _loaded(out))
+        assert all(str(site) not in p for p in _last_json(out))
     finally:
         moved.rename(site)
 
@@ -477,7 +479,7 @@ def test_cxx_module_by_flags_shares_the_one_kokkos(own_site, tmp_path):
             "print(np.asarray(v.create_mirror_view()).tolist())\n" + LOADED,
         )
     )
-    assert [p for p in _loaded(out) if "kokkoscore" in p] == [str(next((site / "lib").glob("libkokkoscore-*.so")))]
+    assert [p for p in _last_json(out) if "kokkoscore" in p] == [str(next((site / "lib").glob("libkokkoscore-*.so")))]
 
 
 def test_pykokkos_style_kernels_against_it(own_site):
@@ -742,7 +744,7 @@ def test_wheel_installs_and_runs_with_no_other_kokkos(wheel_env, tmp_path):
     assert "lib/libkokkoscore.so" in names and "include/kokkos/KokkosCore_config.h" in names
     assert [n for n in names if "libgomp" in n] == ["lib/libgomp.so.1"], names
     out = _ok(_run([py, "-c", WHEEL_SCENARIO + LOADED], env=_env(LD_LIBRARY_PATH=""), cwd=tmp_path))
-    loaded = _loaded(out)
+    loaded = _last_json(out)
     assert loaded and all(p.startswith(str(site)) for p in loaded), loaded
     assert str(site / "lib" / "libgomp.so.1") in loaded, loaded
 
@@ -781,6 +783,12 @@ def wheel_openmp_module(wheel_env, tmp_path_factory):
     return out
 
 
+def _checks(py, code, arg, module):
+    """Runs check code with the wheel's python and 2 OpenMP threads, the
+    module built against the wheel importable: what it printed last."""
+    return _last_json(_ok(_run([py, "-c", code, arg], env=_env(OMP_NUM_THREADS=2, PYTHONPATH=module), cwd=module)))
+
+
 # The module's checks, with 2 OpenMP threads; ORDER says what comes first.
 OPENMP_CHECKS = """
 import ctypes, json, sys
@@ -811,14 +819,7 @@ def test_wheel_has_one_openmp_runtime(wheel_env, wheel_openmp_module, order):
     _, py, site, _ = wheel_env
     if order == "system-libgomp-first" and _run(["sh", "-c", "ldconfig -p | grep -q libgomp.so.1"]).returncode:
         pytest.skip("this machine has no libgomp.so.1 of its own")
-    out = _ok(
-        _run(
-            [py, "-c", OPENMP_CHECKS, order],
-            env=_env(OMP_NUM_THREADS=2, PYTHONPATH=wheel_openmp_module),
-            cwd=wheel_openmp_module,
-        )
-    )
-    res = json.loads(out.strip().splitlines()[-1])
+    res = _checks(py, OPENMP_CHECKS, order, wheel_openmp_module)
     assert res["concurrency"] == 2, res
     assert res["mismatches"] == 0, res
     (first, second) = res["draws"]
@@ -862,14 +863,7 @@ def test_wheel_kokkos_is_its_own_next_to_another(wheel_env, wheel_openmp_module,
     other.parent.mkdir()
     shutil.copy2(real, other)
     _ok(_run([patchelf, "--set-soname", soname, other]))
-    out = _ok(
-        _run(
-            [py, "-c", FOREIGN_CHECKS, other],
-            env=_env(OMP_NUM_THREADS=2, PYTHONPATH=wheel_openmp_module),
-            cwd=wheel_openmp_module,
-        )
-    )
-    res = json.loads(out.strip().splitlines()[-1])
+    res = _checks(py, FOREIGN_CHECKS, other, wheel_openmp_module)
     assert res == {"ours": 1, "foreign": 0, "sum": 2000.0, "mismatches": 0, "draws": 0}, res
 
 
@@ -912,8 +906,7 @@ def test_wheel_pykokkos_random_numbers_follow_the_seed(wheel_env, tmp_path):
     script = ROOT / "tests" / "scenarios" / "pykokkos_rand.py"
     runs = []
     for seed in (20261206, 20261206, 7):
-        out = _ok(_run([py, script, 1 << 20, seed], env=env, cwd=tmp_path, timeout=900))
-        runs.append(json.loads(out.strip().splitlines()[-1]))
+        runs.append(_last_json(_ok(_run([py, script, 1 << 20, seed], env=env, cwd=tmp_path, timeout=900))))
     for res in runs:
         assert res["n"] == 1 << 20 and res["repeats"] == 0 and res["in_range"], res
         assert res["gomp"] == [str(site / "lib" / "libgomp.so.1")], res

@@ -76,6 +76,12 @@ def test_execution_space_instance_initializes_kokkos():
     assert "initialized by KokkosExecutionSpace_" in r.stdout
 
 
+def test_runtime_ensure_names_its_caller_by_a_str():
+    # the rule's entry for Python code (execution-space instances) takes the caller's name
+    with pytest.raises(TypeError, match=r"^_runtime_ensure\(\): where must be a str, got int$"):
+        kokkos._core._runtime_ensure(1)
+
+
 def test_execution_space_instance_after_finalize():
     r = scenario("execution_space_instance_after_finalize")
     assert "refused after finalize" in r.stdout

@@ -311,16 +311,8 @@ static int check_given_shape(const kp_view *w, PyObject *shape_o, const kp_view_
   int same = shape->rank == w->rank;
   for (int r = 0; same && r < w->rank; ++r) same = shape->shape[r] == w->shape[r];
   if (same) return 0;
-  PyObject *has = PyTuple_New(w->rank);
+  PyObject *has = kp_view_extents_tuple(w, 0);
   if (!has) return -1;
-  for (int r = 0; r < w->rank; ++r) {
-    PyObject *e = PyLong_FromSsize_t(w->shape[r]);
-    if (!e) {
-      Py_DECREF(has);
-      return -1;
-    }
-    PyTuple_SET_ITEM(has, r, e);
-  }
   PyErr_Format(PyExc_ValueError,
                "%s: shape %R disagrees with the array's shape %R; a View of an array has the array's shape (reshape "
                "the array first, or leave shape out)",

@@ -37,20 +37,6 @@ static PyObject *member_or_int(PyObject *members, int i) {
   return PyLong_FromLong(i);
 }
 
-static PyObject *shape_tuple(const kp_view *v, int bytes) {
-  PyObject *t = PyTuple_New(v->rank);
-  if (!t) return NULL;
-  for (int r = 0; r < v->rank; ++r) {
-    PyObject *e = PyLong_FromSsize_t(bytes ? v->byte_strides[r] : v->shape[r]);
-    if (!e) {
-      Py_DECREF(t);
-      return NULL;
-    }
-    PyTuple_SET_ITEM(t, r, e);
-  }
-  return t;
-}
-
 /* A new kokkos.Shape of v's extents (a plain tuple before kokkos' Shape is
  * registered). Made by tuple.__new__ (Shape adds no __new__ or __init__):
  * a tuple subclass filled after tp_alloc is not a whole tuple (Python 3.14
@@ -58,7 +44,7 @@ static PyObject *shape_tuple(const kp_view *v, int bytes) {
  * tp_alloc leaves 0: hash(v.shape) was 0). */
 static PyObject *view_make_shape(kp_view *v) {
   kp_state *st = kp_state_from_type(Py_TYPE(v));
-  PyObject *t = shape_tuple(v, 0);
+  PyObject *t = kp_view_extents_tuple(v, 0);
   if (!t || !st || !st->shape_type) return t;
   PyObject *s;
   if (PyType_Check(st->shape_type) && PyType_IsSubtype((PyTypeObject *)st->shape_type, &PyTuple_Type)) {
@@ -82,7 +68,7 @@ static PyObject *view_get_shape(kp_view *v, void *c) {
   return s;
 }
 
-static PyObject *view_get_strides(kp_view *v, void *c) { return shape_tuple(v, 1); }
+static PyObject *view_get_strides(kp_view *v, void *c) { return kp_view_extents_tuple(v, 1); }
 static PyObject *view_get_ndim(kp_view *v, void *c) { return PyLong_FromLong(v->rank); }
 static PyObject *view_get_size(kp_view *v, void *c) { return PyLong_FromSsize_t(kp_view_size(v)); }
 static PyObject *view_get_itemsize(kp_view *v, void *c) { return PyLong_FromSsize_t(kp_dtypes[v->dtype].itemsize); }
@@ -231,7 +217,7 @@ static PyMethodDef view_methods[] = {
 /* ---- repr ------------------------------------------------------------------------------------ */
 
 static PyObject *view_repr(kp_view *v) {
-  PyObject *shape = shape_tuple(v, 0);
+  PyObject *shape = kp_view_extents_tuple(v, 0);
   if (!shape) return NULL;
   char traits[96];
   kp_trait_names(v->traits, traits, sizeof traits);

@@ -311,13 +311,10 @@ static int same_order_contiguous(const kp_view *a, const kp_view *b) {
 }
 
 static int raise_shape_mismatch(const kp_view *dst, const kp_view *src, const char *where) {
-  PyObject *a = PyTuple_New(dst->rank), *b = PyTuple_New(src->rank);
-  if (a && b) {
-    for (int r = 0; r < dst->rank; ++r) PyTuple_SET_ITEM(a, r, PyLong_FromSsize_t(dst->shape[r]));
-    for (int r = 0; r < src->rank; ++r) PyTuple_SET_ITEM(b, r, PyLong_FromSsize_t(src->shape[r]));
+  PyObject *a = kp_view_extents_tuple(dst, 0), *b = a ? kp_view_extents_tuple(src, 0) : NULL;
+  if (a && b)
     PyErr_Format(PyExc_ValueError,
                  "%s: shapes differ: destination %R, source %R (Kokkos deep_copy needs equal extents)", where, a, b);
-  }
   Py_XDECREF(a);
   Py_XDECREF(b);
   return -1;

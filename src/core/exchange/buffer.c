@@ -75,19 +75,12 @@ PyObject *kp_view_array_interface(kp_view *v, void *closure) {
   /* The consumer keeps the View, not a release call: the address stays in
    * use as long as the View lives, so Kokkos finalize must leave it. */
   if (v->owner) v->owner->interface_exported = 1;
-  PyObject *shape = PyTuple_New(v->rank);
+  PyObject *shape = kp_view_extents_tuple(v, 0);
   if (!shape) return NULL;
-  for (int r = 0; r < v->rank; ++r) PyTuple_SET_ITEM(shape, r, PyLong_FromSsize_t(v->shape[r]));
-  PyObject *strides;
-  if (kp_view_is_c_contiguous(v)) {
-    strides = Py_NewRef(Py_None);
-  } else {
-    strides = PyTuple_New(v->rank);
-    if (!strides) {
-      Py_DECREF(shape);
-      return NULL;
-    }
-    for (int r = 0; r < v->rank; ++r) PyTuple_SET_ITEM(strides, r, PyLong_FromSsize_t(v->byte_strides[r]));
+  PyObject *strides = kp_view_is_c_contiguous(v) ? Py_NewRef(Py_None) : kp_view_extents_tuple(v, 1);
+  if (!strides) {
+    Py_DECREF(shape);
+    return NULL;
   }
   return Py_BuildValue("{sNsNsss(NO)si}", "shape", shape, "strides", strides, "typestr", kp_dtypes[v->dtype].typestr,
                        "data", PyLong_FromVoidPtr(v->data), v->readonly ? Py_True : Py_False, "version", 3);
@@ -114,11 +107,10 @@ static kp_view *wrap_buffer(kp_state *st, PyObject *obj, int writable, PyObject 
                             const char *where) {
   Py_buffer buf;
   if (PyObject_GetBuffer(obj, &buf, PyBUF_RECORDS_RO) < 0) return NULL;
+  const char *type = Py_TYPE(obj)->tp_name;
   if (writable && buf.readonly) {
-    PyBuffer_Release(&buf);
-    PyErr_Format(PyExc_BufferError, "%s: the %.100s is read-only, but a writable View was asked for", where,
-                 Py_TYPE(obj)->tp_name);
-    return NULL;
+    PyErr_Format(PyExc_BufferError, "%s: the %.100s is read-only, but a writable View was asked for", where, type);
+    goto fail;
   }
   int dtype = kp_dtype_from_format(buf.format, buf.itemsize);
   if (dtype < 0 || kp_dtypes[dtype].itemsize != buf.itemsize) {
@@ -126,14 +118,12 @@ static kp_view *wrap_buffer(kp_state *st, PyObject *obj, int writable, PyObject 
                  "%s: element format '%s' (itemsize %zd) is not supported by Kokkos Views (supported: %s, native "
                  "byte order)",
                  where, buf.format ? buf.format : "B", buf.itemsize, kp_dtype_supported());
-    PyBuffer_Release(&buf);
-    return NULL;
+    goto fail;
   }
   int max_rank = dynamic ? KP_MAX_RANK - 1 : KP_MAX_RANK;
   if (buf.ndim > max_rank) {
     PyErr_Format(PyExc_ValueError, "%s: rank %d is larger than the maximum %d", where, buf.ndim, max_rank);
-    PyBuffer_Release(&buf);
-    return NULL;
+    goto fail;
   }
   int rank = buf.ndim;
   Py_ssize_t shape[KP_MAX_RANK], strides[KP_MAX_RANK];
@@ -147,10 +137,8 @@ static kp_view *wrap_buffer(kp_state *st, PyObject *obj, int writable, PyObject 
   else if (buf.suboffsets)
     lie = "suboffsets, which were not asked for";
   if (lie) {
-    PyErr_Format(PyExc_BufferError, "%s: the %.100s's buffer has %s (ndim %d)", where, Py_TYPE(obj)->tp_name, lie,
-                 buf.ndim);
-    PyBuffer_Release(&buf);
-    return NULL;
+    PyErr_Format(PyExc_BufferError, "%s: the %.100s's buffer has %s (ndim %d)", where, type, lie, buf.ndim);
+    goto fail;
   }
   if (buf.shape)
     memcpy(shape, buf.shape, sizeof(Py_ssize_t) * (size_t)rank);
@@ -159,36 +147,33 @@ static kp_view *wrap_buffer(kp_state *st, PyObject *obj, int writable, PyObject 
   for (int r = 0; r < rank; ++r)
     if (shape[r] < 0) {
       PyErr_Format(PyExc_BufferError, "%s: the %.100s's buffer has shape[%d] = %zd; extents cannot be negative", where,
-                   Py_TYPE(obj)->tp_name, r, shape[r]);
-      PyBuffer_Release(&buf);
-      return NULL;
+                   type, r, shape[r]);
+      goto fail;
     }
-  if (kp_checked_bytes(rank, shape, buf.itemsize, &bytes, where) < 0) {
-    PyBuffer_Release(&buf);
-    return NULL;
-  }
+  if (kp_checked_bytes(rank, shape, buf.itemsize, &bytes, where) < 0) goto fail;
   if (bytes > 0 && !buf.buf) {
-    PyErr_Format(PyExc_BufferError, "%s: the %.100s's buffer has %zu bytes of elements at a NULL address", where,
-                 Py_TYPE(obj)->tp_name, bytes);
-    PyBuffer_Release(&buf);
-    return NULL;
+    PyErr_Format(PyExc_BufferError, "%s: the %.100s's buffer has %zu bytes of elements at a NULL address", where, type,
+                 bytes);
+    goto fail;
   }
   if (buf.strides) {
-    if (bytes_to_elements(buf.strides, rank, buf.itemsize, strides, where) < 0) {
-      PyBuffer_Release(&buf);
-      return NULL;
-    }
+    if (bytes_to_elements(buf.strides, rank, buf.itemsize, strides, where) < 0) goto fail;
   } else {
     kp_contiguous_strides(rank, shape, KP_LAYOUT_RIGHT, strides);
   }
   char *data = buf.buf;
+  if (kp_check_span_at(data, rank, shape, strides, buf.itemsize, where) < 0) goto fail;
   int readonly = buf.readonly;
   kp_owner *owner = kp_owner_from_pyobject(st, KP_SPACE_HOST, data, NULL, &buf);
   if (!owner) return NULL;
-  kp_view *v = kp_view_wrap(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, data, rank, shape, strides,
-                            dtype, KP_SPACE_HOST, KP_TRAIT_UNMANAGED, readonly, label);
+  kp_view *v =
+      kp_view_wrap_as(st, dynamic ? st->dyn_rank_view_type : st->view_type, owner, data, rank, shape, strides, dtype,
+                      KP_SPACE_HOST, kp_layout_of(rank, shape, strides), KP_TRAIT_UNMANAGED, readonly, label);
   Py_DECREF(owner);
   return v;
+fail:
+  PyBuffer_Release(&buf);
+  return NULL;
 }
 
 static kp_view *wrap_array_interface(kp_state *st, PyObject *obj, PyObject *ai, int writable, PyObject *label,

@@ -61,24 +61,10 @@ PyObject *kp_view_cuda_array_interface(PyObject *self, void *closure) {
    * use as long as the View lives, so Kokkos finalize must leave it. */
   if (v->owner) v->owner->interface_exported = 1;
   PyObject *shape = NULL, *strides = NULL, *data = NULL, *descr = NULL, *res = NULL;
-  shape = PyTuple_New(v->rank);
+  shape = kp_view_extents_tuple(v, 0);
   if (!shape) goto done;
-  for (int r = 0; r < v->rank; ++r) {
-    PyObject *e = PyLong_FromSsize_t(v->shape[r]);
-    if (!e) goto done;
-    PyTuple_SET_ITEM(shape, r, e);
-  }
-  if (kp_view_is_c_contiguous(v)) {
-    strides = Py_NewRef(Py_None);
-  } else {
-    strides = PyTuple_New(v->rank);
-    if (!strides) goto done;
-    for (int r = 0; r < v->rank; ++r) {
-      PyObject *e = PyLong_FromSsize_t(v->byte_strides[r]);
-      if (!e) goto done;
-      PyTuple_SET_ITEM(strides, r, e);
-    }
-  }
+  strides = kp_view_is_c_contiguous(v) ? Py_NewRef(Py_None) : kp_view_extents_tuple(v, 1);
+  if (!strides) goto done;
   /* An array with no elements has address 0, per the interface. */
   void *ptr = kp_view_size(v) == 0 ? NULL : v->data;
   data = Py_BuildValue("(NO)", PyLong_FromVoidPtr(ptr), v->readonly ? Py_True : Py_False);

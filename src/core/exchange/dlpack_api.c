@@ -135,7 +135,7 @@ static int api_managed_tensor_to_py_object(kp_dl_managed_tensor_versioned *tenso
   }
   kp_state *st = kp_state_global();
   if (!st) {
-    if (tensor && tensor->deleter) tensor->deleter(tensor);
+    if (tensor->deleter) tensor->deleter(tensor);
     return -1;
   }
   kp_view *v =

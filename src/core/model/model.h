@@ -264,6 +264,9 @@ int kp_view_host_exportable(const kp_view *v);
  * operation) and returns -1 (KP_REACH_NO_DEVICE). */
 int kp_view_require_device_reach(const kp_view *v, PyObject *exc, const char *what);
 Py_ssize_t kp_view_size(const kp_view *v);
+/* A new tuple of v's extents, or of its byte strides when bytes is true;
+ * NULL with an exception. */
+PyObject *kp_view_extents_tuple(const kp_view *v, int bytes);
 int kp_view_is_c_contiguous(const kp_view *v);
 int kp_view_is_f_contiguous(const kp_view *v);
 /* LAYOUT_RIGHT / LEFT / STRIDE that describes these strides. */

@@ -48,6 +48,20 @@ Py_ssize_t kp_view_size(const kp_view *v) {
   return n;
 }
 
+PyObject *kp_view_extents_tuple(const kp_view *v, int bytes) {
+  PyObject *t = PyTuple_New(v->rank);
+  if (!t) return NULL;
+  for (int r = 0; r < v->rank; ++r) {
+    PyObject *e = PyLong_FromSsize_t(bytes ? v->byte_strides[r] : v->shape[r]);
+    if (!e) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(t, r, e);
+  }
+  return t;
+}
+
 void kp_contiguous_strides(int rank, const Py_ssize_t *shape, int layout, Py_ssize_t *strides) {
   /* Unsigned: callers may compute strides of foreign extents before they
    * check the size (kp_checked_bytes), and must not overflow doing so. */
