@@ -334,7 +334,10 @@ def check_view(got, tensor, rng):
         return bad
     if not readonly and shape:
         idx = tuple(rng.randrange(n) for n in shape)
-        got[idx] = dt.type(7)
+        try:
+            got[idx] = dt.type(7)
+        except kokkos.HostAccessError:  # device memory (a GPU machine): the host cannot write it
+            return None
         if ref[idx] != dt.type(7):
             return f"v[{idx}] = 7 left the tensor's element at {ref[idx]!r}"
     return None
