@@ -83,6 +83,10 @@ def python(*args, env=None, unset=(), paths=(), timeout=120):
     variables of this process not to pass on; paths: directories put first
     on PYTHONPATH."""
     full = {k: v for k, v in os.environ.items() if k not in unset}
+    # A crash then says where it happened (the Python stack, on stderr) and
+    # leaves what the program printed before it (stdout unbuffered).
+    full.setdefault("PYTHONFAULTHANDLER", "1")
+    full.setdefault("PYTHONUNBUFFERED", "1")
     full.update(env or {})
     if paths:
         full["PYTHONPATH"] = os.pathsep.join([str(p) for p in paths] + [full.get("PYTHONPATH", "")])
