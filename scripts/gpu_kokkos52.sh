@@ -30,7 +30,7 @@ if [ ${#packages[@]} -eq 0 ]; then
   exit 2
 fi
 for d in "${packages[@]}"; do dpkg -x "$d" /; done
-ldconfig
+PATH="$PATH:/usr/sbin:/sbin" ldconfig
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 export PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false

@@ -15,6 +15,7 @@ import fcntl
 import functools
 import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -51,8 +52,12 @@ def build_dir(name: str) -> Path:
     """A build directory for this interpreter and installed package, shared
     by pytest-xdist workers: cmake_build() takes a lock on it, so the first
     worker builds and the others find the build done (with a build
-    directory per worker, each worker built the same modules again)."""
-    key = hashlib.sha1(f"{sys.prefix}|{kokkos.get_include()}|{sys.version}".encode()).hexdigest()[:10]
+    directory per worker, each worker built the same modules again). The
+    compiler asked for (CXX, CC) and the C library are in the key too: a
+    checkout shared by two systems (a chroot) or built with another compiler
+    gets a build of its own, not the other's CMake cache."""
+    system = f"{os.environ.get('CXX', '')}|{os.environ.get('CC', '')}|{'-'.join(platform.libc_ver())}"
+    key = hashlib.sha1(f"{sys.prefix}|{kokkos.get_include()}|{sys.version}|{system}".encode()).hexdigest()[:10]
     path = ROOT / "build" / f"test-{name}-{key}"
     path.mkdir(parents=True, exist_ok=True)
     return path
