@@ -109,7 +109,8 @@ def skip_if_offline(r):
     """Skips, saying so, when the command r failed because pip could not
     reach the package index: the recipes install from PyPI."""
     if r.returncode != 0 and any(words in r.stdout + r.stderr for words in OFFLINE):
-        pytest.skip("the recipes install from PyPI, which this machine cannot reach: " + r.stderr.splitlines()[-1])
+        said = (r.stdout + r.stderr).strip().splitlines()[-1]
+        pytest.skip(f"the recipes install from PyPI, which this machine cannot reach: {said}")
 
 
 def run_bash(script, cwd, env, timeout=900):
