@@ -5,10 +5,11 @@
 #
 #   bash scripts/kokkos52_suite.sh [pytest arguments]   (default: tests -n 2)
 #
-# The checkout is bound into the root at /src; the package is built there
-# (compiler warnings are errors) in build/sid/cmake, into a venv inside the
-# root (/opt/kokkos-python-venv) that gets the test dependencies from PyPI.
-# The report is build/sid/pytest.out. Environment: SID_ROOT (the root's
+# The checkout is bound into the root at /src; scripts/installed_suite.sh
+# builds the package there (compiler warnings are errors) in build/sid/build,
+# into a venv inside the root (/opt/kokkos-python-venv) that gets the test
+# dependencies from PyPI, and runs the tests. The report is
+# build/sid/pytest.out. Environment: SID_ROOT (the root's
 # place, default /var/tmp/kokkos-python-sid), SID_MIRROR (sid_root.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,35 +31,9 @@ if [ "${1:-}" = "--in-root" ]; then
     echo "$deps" >"$venv/.deps"
     echo "kokkos52_suite: test dependencies installed in $(($(date +%s) - t0)) s"
   fi
-  t0=$(date +%s)
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps \
-    -Cbuild-dir=build/sid/cmake -Ccmake.define.KOKKOS_PYTHON_WERROR=ON .
-  echo "kokkos52_suite: package built in $(($(date +%s) - t0)) s"
   PYTHON=$venv/bin/python bash scripts/kokkos_source.sh >/dev/null ||
     echo "kokkos52_suite: Kokkos 3.4.01's source could not be fetched from PyPI; the package's own Kokkos tests will skip"
-  "$venv/bin/python" -c "import kokkos, sys; print('kokkos52_suite: kokkos', kokkos.__version__, 'with Kokkos', '.'.join(map(str, kokkos.kokkos_version())), kokkos.enabled_backends(), 'C++%d' % kokkos.cxx_standard(), 'Python', sys.version.split()[0])"
-  g++ --version | head -n 1
-  # The C++ test modules (tests/cxx: 300 View types through pybind11) are
-  # built once, here, outside the tests' time limit: with GCC 16 and Kokkos
-  # 5's C++20 headers they take about 5 minutes of 2 busy cores, and the
-  # first test to need them would pass its 300 s building them.
-  t0=$(date +%s)
-  (cd tests && "$venv/bin/python" -c "import cxx_build; cxx_build.test_modules(); cxx_build.examples()") ||
-    echo "kokkos52_suite: building the C++ test modules failed; the tests that need them will say why"
-  echo "kokkos52_suite: C++ test modules built in $(($(date +%s) - t0)) s"
-  [ $# -gt 0 ] || set -- tests -n 2
-  set +e
-  t0=$(date +%s)
-  "$venv/bin/python" -m pytest -q -p no:cacheprovider "$@" >build/sid/pytest.out 2>&1
-  rc=$?
-  echo "kokkos52_suite: tests ran $(($(date +%s) - t0)) s"
-  set -e
-  if [ $rc -ne 0 ]; then
-    grep -E "^(FAILED|ERROR) " build/sid/pytest.out | head -n 60 || true
-    echo "kokkos52_suite: the tests failed on Kokkos 5.2.2 (pytest exit $rc; build/sid/pytest.out)"
-  fi
-  tail -n 1 build/sid/pytest.out
-  exit $rc
+  PYTHON=$venv/bin/python exec bash scripts/installed_suite.sh kokkos52_suite build/sid "$@"
 fi
 
 if [ "$(id -u)" != 0 ]; then
