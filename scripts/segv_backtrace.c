@@ -2,9 +2,10 @@
  * call stack of the thread that takes SIGSEGV, SIGBUS, SIGILL or SIGABRT to
  * stderr, each frame as library+offset and the nearest exported symbol, then
  * lets the signal end the program as it would have. For machines without a
- * debugger (scripts/init_order_probe.sh builds and uses it). Only
- * async-signal-safe calls after the signal, but for backtrace(), whose
- * first call may allocate: the constructor makes that call. */
+ * debugger (scripts/init_order_probe.sh builds and uses it). After the
+ * signal it calls backtrace() (called once in the constructor, as its first
+ * call may load libgcc and allocate), dladdr() and snprintf(): not
+ * async-signal-safe by the letter, good enough for a process about to die. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -24,8 +25,12 @@ static void on_fault(int sig, siginfo_t *info, void *context) {
   void *frames[64];
   char line[512];
   int n = backtrace(frames, 64);
-  say(line, snprintf(line, sizeof line, "segv_backtrace: signal %d at address %p, thread %ld\n", sig, info->si_addr,
-                     (long)gettid()));
+  if (info->si_code > 0) /* raised by the kernel: si_addr is the faulting address */
+    say(line, snprintf(line, sizeof line, "segv_backtrace: signal %d at address %p, thread %ld\n", sig, info->si_addr,
+                       (long)gettid()));
+  else /* sent by raise() or kill(): Python's faulthandler passes a fault on this way */
+    say(line, snprintf(line, sizeof line, "segv_backtrace: signal %d, sent by raise or kill, thread %ld\n", sig,
+                       (long)gettid()));
   for (int i = 0; i < n; i++) {
     Dl_info where;
     memset(&where, 0, sizeof where);
