@@ -302,15 +302,22 @@ def test_the_crash_handler_prints_where_a_process_died(tmp_path):
         check=True,
         timeout=120,
     )
-    # Under the sanitizers ASan would take the SEGV itself: leave it to the handler.
+    # Under the sanitizers their runtimes would take the SEGV themselves (and
+    # report it): leave it to the handler.
     asan = (os.environ.get("ASAN_OPTIONS", "") + ":handle_segv=0").lstrip(":")
+    ubsan = (os.environ.get("UBSAN_OPTIONS", "") + ":handle_segv=0").lstrip(":")
     preload = f"{handler} {os.environ.get('LD_PRELOAD', '')}".strip()
     # Python's fault handler off: the handler sees the fault itself; on: the
     # fault handler prints Python's stack first, then passes the signal on.
     for faulthandler, first_line in (("", "signal 11 at address (nil)"), ("1", "signal 11, sent by raise or kill")):
         res = run_python(
             "import ctypes; print('faulting', flush=True); ctypes.string_at(0)",
-            env={"LD_PRELOAD": preload, "ASAN_OPTIONS": asan, "PYTHONFAULTHANDLER": faulthandler},
+            env={
+                "LD_PRELOAD": preload,
+                "ASAN_OPTIONS": asan,
+                "UBSAN_OPTIONS": ubsan,
+                "PYTHONFAULTHANDLER": faulthandler,
+            },
         )
         assert res.returncode == -11, (res.returncode, res.stderr)
         assert "faulting" in res.stdout
