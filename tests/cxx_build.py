@@ -84,8 +84,18 @@ def build_jobs() -> int:
     return os.cpu_count() or 2
 
 
+# A build's own time limit (seconds): builds run inside tests, whose limit
+# (pytest-timeout) would otherwise end the whole worker mid-build.
+BUILD_LIMIT = int(os.environ.get("KOKKOS_PYTHON_BUILD_LIMIT", "1800"))
+
+
 def _run(cmd: list[str], log: Path, cwd: Path | None = None) -> None:
-    res = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, check=False)
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, check=False, timeout=BUILD_LIMIT)
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        log.write_text(out)
+        raise BuildError(f"{' '.join(cmd)} passed its limit of {BUILD_LIMIT} s (log {log})") from None
     log.write_text(res.stdout + res.stderr)
     if res.returncode != 0:
         tail = (res.stdout + res.stderr)[-6000:]
@@ -129,7 +139,10 @@ def _inputs(args: list[str], source: Path) -> str:
     of the directories the arguments name, and Kokkos' library. A build whose
     inputs are those of the last one is not run again: other workers' test
     processes may be loading its modules, and on a GPU machine (nvcc_wrapper)
-    such a process once found a module truncated, mid-rewrite."""
+    such a process once found a module truncated, mid-rewrite. Files are
+    taken by content (a reinstall of the same package writes the same
+    headers with new times, and must not cost a rebuild), large ones (the
+    libraries) by size and time."""
     digest = hashlib.sha1("\0".join(args).encode())
     roots = [source, Path(kokkos.get_include()), Path(kokkos.get_cmake_dir())]
     roots.append(Path(kokkos._paths.build_config()["kokkos_library"]))
@@ -139,7 +152,8 @@ def _inputs(args: list[str], source: Path) -> str:
         for f in files:
             if f.is_file():
                 st = f.stat()
-                digest.update(f"{f}|{st.st_mtime_ns}|{st.st_size}\n".encode())
+                what = hashlib.sha1(f.read_bytes()).hexdigest() if st.st_size < 1 << 20 else st.st_mtime_ns
+                digest.update(f"{f}|{what}|{st.st_size}\n".encode())
     return digest.hexdigest()
 
 

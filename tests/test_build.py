@@ -5,7 +5,6 @@ import os
 import pathlib
 import re
 import shutil
-import signal
 import subprocess
 import sys
 
@@ -293,53 +292,6 @@ def test_another_kokkos_in_place_of_a_gone_one_is_explained(tmp_path):
     why = explain(ImportError(said), gone)
     assert why.startswith(f"kokkos: the core module could not load: the Kokkos library it was built against ({gone})")
     assert "the loader found another Kokkos of that name" in why and why.endswith(f"The loader said: {said}")
-
-
-def gpu_suite(part, **kwargs):
-    """scripts/gpu_suite.sh with PART, started (a Popen; the keyword
-    arguments go to it)."""
-    return subprocess.Popen(
-        ["bash", str(ROOT / "scripts" / "gpu_suite.sh"), str(ROOT / "build" / "gpu-suite-test"), part],
-        env={**os.environ, "Kokkos_ROOT": "/nonexistent"},
-        text=True,
-        **kwargs,
-    )
-
-
-def gpu_suite_first_line(part):
-    """The first line gpu_suite.sh prints, stopping it before it builds
-    anything."""
-    proc = gpu_suite(
-        part,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    line = proc.stdout.readline()
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    proc.stdout.close()
-    return line
-
-
-def test_gpu_suite_shares_cover_every_test_file_once():
-    """gpu_suite.sh's rest:I/N: N shares of the test files, every file in
-    exactly one, so a time-limited GPU machine can run the suite in N calls."""
-    everything = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").glob("test_*.py"))
-    shares = []
-    for i in (1, 2, 3):
-        line = gpu_suite_first_line(f"rest:{i}/3")
-        assert line.startswith(f"gpu_suite: share {i} of 3: "), line
-        shares.append(line.split(": ", 2)[2].split())
-    assert sorted(f for share in shares for f in share) == everything
-    assert all(len(share) >= len(everything) // 3 for share in shares)
-
-
-@pytest.mark.parametrize("part", ["rest:0/2", "rest:3/2", "tests", "rest:1"])
-def test_gpu_suite_refuses_an_unknown_part(part):
-    proc = gpu_suite(part, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 2 and "PART is all, cuda, rest or rest:I/N" in stderr, stderr
 
 
 def test_a_build_directory_is_built_in_by_one_process_at_a_time(tmp_path):

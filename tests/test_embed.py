@@ -29,7 +29,7 @@ def _python_path(*extra):
 
 
 def _sanitizer_env():
-    """Under scripts/sanitize.sh the kokkos._core the programs load is
+    """Under scripts/suite.py --sanitize address the kokkos._core the programs load is
     built with ASan and UBSan, whose runtimes must be loaded first: the
     ones this interpreter was started with. Their leak check is off: an
     embedding program's leaks are the interpreter's teardown and the

@@ -2,7 +2,7 @@
 tests/fuzz/): every family, a few hundred inputs each, each batch in a child
 process under a time limit; no crash, abort, hang, sanitizer report, wrong
 value, unexpected exception or harness failure may come out. Under
-scripts/sanitize.sh the children run the ASan+UBSan build (sys.executable is
+scripts/suite.py --sanitize address the children run the ASan+UBSan build (sys.executable is
 that venv's interpreter) with fewer inputs.
 
 The driver's own machinery is tested first with the selftest family: a

@@ -6,7 +6,7 @@ raises, lies or changes things under the reader, buffers released while a
 View wraps them, DLPack capsules reused or malformed, Kokkos Tools callbacks
 that finalize Kokkos from inside the operation that called them. Anything
 that finalizes Kokkos runs in a subprocess (Kokkos initializes once per
-process): tests/scenarios/hostile_reentry.py. Under scripts/sanitize.sh
+process): tests/scenarios/hostile_reentry.py. Under scripts/suite.py --sanitize address
 these run with ASan and UBSan, and the last tests prove that the sanitizers
 are really watching.
 """
@@ -665,10 +665,10 @@ def test_dlpack_hostile_tensors_are_refused(fields, match):
     assert p.deleted == 1
 
 
-# ---- the sanitizers are watching (only under scripts/sanitize.sh) ---------------------------
+# ---- the sanitizers are watching (only under scripts/suite.py --sanitize address) ----
 
 sanitized = pytest.mark.skipif(
-    os.environ.get("KOKKOS_PYTHON_SANITIZED") != "1", reason="runs under scripts/sanitize.sh only"
+    os.environ.get("KOKKOS_PYTHON_SANITIZED") != "1", reason="runs under scripts/suite.py --sanitize address only"
 )
 
 

@@ -513,18 +513,56 @@ def test_pykokkos_style_kernels_against_it(own_site):
 # ---- where the source comes from ----------------------------------------------------------------
 
 
+def _project_files():
+    """This project's files, relative to ROOT: git's (committed or not) in a
+    checkout; in a tree that is not one (a release tarball, as a packager
+    unpacks it) every file but those .gitignore names."""
+    if (ROOT / ".git").exists() and shutil.which("git"):
+        listed = _run(["git", "-C", ROOT, "ls-files", "--cached", "--others", "--exclude-standard"])
+        if listed.returncode == 0:
+            return [Path(rel) for rel in listed.stdout.split("\n") if rel]
+    rules = [".git"]
+    if (ROOT / ".gitignore").is_file():
+        rules += [r.strip() for r in (ROOT / ".gitignore").read_text().splitlines() if r.strip() and r[0] != "#"]
+
+    def ignored(rel: Path, is_dir: bool) -> bool:
+        for rule in rules:
+            if rule.endswith("/") and not is_dir:
+                continue
+            pattern = rule.strip("/")
+            anchored = rule.startswith("/") or "/" in pattern
+            if rel.match(pattern) if not anchored else rel.as_posix() == pattern:
+                return True
+        return False
+
+    files = []
+    for here, dirs, names in os.walk(ROOT):
+        base = Path(here).relative_to(ROOT)
+        dirs[:] = [d for d in dirs if not ignored(base / d, True)]
+        files += [base / n for n in names if not ignored(base / n, False)]
+    return files
+
+
 def _source_copy(tmp_path):
-    """This project's files (git's, committed or not) in a directory of their own."""
-    files = _ok(_run(["git", "-C", ROOT, "ls-files", "--cached", "--others", "--exclude-standard"])).split("\n")
+    """This project's files in a directory of their own."""
     dest = tmp_path / "src"
-    for rel in filter(None, files):
+    for rel in _project_files():
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / rel, target)
     return dest
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_a_tree_without_git_lists_the_project_files(tmp_path, monkeypatch):
+    """_project_files outside a checkout (.git gone, as in a release tarball)
+    finds what git finds, less nothing that matters to the build."""
+    in_git = set(_project_files())
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "git" else "/bin/true")
+    without = set(_project_files())
+    assert in_git - without == set(), sorted(in_git - without)[:10]
+    assert not any(p.parts[0] in ("build", ".venv", ".git", "dist") for p in without)
+
+
 def test_source_from_external_kokkos_with_options_passed_on(kokkos_source, tmp_path):
     """external/kokkos, as the original kept it; a Kokkos option given on the
     command line reaches Kokkos (OpenMP off: Serial alone)."""

@@ -45,7 +45,8 @@ def test_the_readme_starts_with_the_commands_ci_runs():
     first = re.search(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
     commands = [line.split("#")[0].strip() for line in first.group(1).splitlines()]
     assert commands == ["make example", "make test"]
-    assert "\nmake test\n" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.search(r"^(leg \"[^\"]*\" )?make test$", ci, re.M), "CI does not run `make test` as a command of its own"
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "\nexample:" in makefile and "\ntest:" in makefile
 

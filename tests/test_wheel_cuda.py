@@ -1,4 +1,4 @@
-"""The CUDA 13 wheel (scripts/wheel_cuda.sh, make wheel-cuda): distribution
+"""The CUDA 13 wheel (scripts/wheel.sh --cuda, make wheel-cuda): distribution
 pykokkos-base-cu13, import name kokkos.
 
 What the built wheel holds (its name and metadata; machine code for every
@@ -51,7 +51,7 @@ needs_installable_wheel = pytest.mark.skipif(
 
 def _cuobjdump():
     """cuobjdump: on PATH, in CUDA_HOME, or from PyPI's nvidia-cuda-cuobjdump
-    in wheel_cuda.sh's tool environment."""
+    in wheel.sh --cuda's tool environment."""
     found = shutil.which("cuobjdump")
     if found:
         return found

@@ -1,7 +1,7 @@
 # Type stubs of the kokkos package (the pykokkos-base API). The View type
 # and the runtime functions are in _core.pyi, Kokkos Tools in tools/.
 # Checked against the installed package by `stubtest kokkos`
-# (scripts/typecheck.sh; stubtest-allowlist.txt says what cannot match).
+# (scripts/style.sh; stubtest-allowlist.txt says what cannot match).
 #
 # kokkos.float, kokkos.int and kokkos.bool are dtype members (float32,
 # int32, bool) that shadow the built-ins here: annotations below spell the

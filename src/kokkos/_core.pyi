@@ -1,6 +1,6 @@
 # Type stubs of kokkos._core, the C extension: the View type and the
 # functions the package re-exports. Checked against the built module by
-# `stubtest kokkos` (scripts/typecheck.sh).
+# `stubtest kokkos` (scripts/style.sh).
 from builtins import bool as _bool
 from builtins import float as _float
 from builtins import int as _int

@@ -67,7 +67,7 @@ def explain(exc, kokkos_library=None):
 
 
 # The distributions that install the kokkos package: the CPU wheel and the
-# CUDA 13 wheel (scripts/wheel_cuda.sh). They hold the same files.
+# CUDA 13 wheel (scripts/wheel.sh --cuda). They hold the same files.
 _DISTRIBUTIONS = {"pykokkos_base": "pykokkos-base", "pykokkos_base_cu13": "pykokkos-base-cu13"}
 
 

@@ -115,8 +115,9 @@ def cxxflags() -> list[str]:
 
 def ldflags() -> list[str]:
     """Linker flags for a C++ module: the Kokkos library the package uses
-    (with an rpath to it) and OpenMP when that Kokkos has it. A plain C module
-    that only uses kokkos_python.h needs none."""
+    (with an rpath to it), OpenMP when that Kokkos has it, and what keeps a
+    statically linked C++ runtime from being exported. A plain C module that
+    only uses kokkos_python.h needs none."""
     cfg = build_config()
     flags = []
     lib = cfg.get("kokkos_library")
@@ -126,4 +127,7 @@ def ldflags() -> list[str]:
     if cfg.get("kokkos_openmp"):
         flags.append("-fopenmp")
     flags.append("-ldl")
+    # A C++ runtime the compiler links statically stays inside the module
+    # (cmake/KokkosPythonPackage.cmake says why).
+    flags += cfg.get("link_options", [])
     return flags

@@ -1,4 +1,4 @@
-"""Start-up hook of the sanitizer venv (scripts/sanitize.sh), imported by a
+"""Start-up hook of the sanitizer venv (scripts/suite.py --sanitize address), imported by a
 .pth file in every Python process of that venv.
 
 1. The interpreter was started with the sanitizer runtimes in LD_PRELOAD
@@ -83,7 +83,7 @@ def _take_log(pid):
 
 
 def _note_unavailable(text, detail=""):
-    # A file beside the reports, which scripts/sanitize.sh prints: the run
+    # A file beside the reports, which scripts/suite.py --sanitize address prints: the run
     # says plainly when and why a leak check did not happen.
     log = os.environ.get("KOKKOS_SANITIZE_NOTES")
     sys.stderr.write(f"kokkos_sanitize_site: {text}\n")

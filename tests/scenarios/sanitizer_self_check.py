@@ -1,5 +1,5 @@
 """Deliberate memory errors, to prove the sanitizer run is watching
-(tests/test_hostile.py, only under scripts/sanitize.sh). Outside a sanitized
+(tests/test_hostile.py, only under scripts/suite.py --sanitize address). Outside a sanitized
 interpreter the overrun corrupts the heap: never run these by hand.
 
     sanitizer_self_check.py CASE

@@ -1,5 +1,5 @@
 """Type-checked, not run: what the stubs promise an IDE or mypy --strict
-user (scripts/typecheck.sh). assert_type fails the check when a stub
+user (scripts/style.sh). assert_type fails the check when a stub
 drifts to a looser or different type."""
 
 from typing_extensions import assert_type

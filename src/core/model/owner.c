@@ -39,7 +39,7 @@ static kp_owner *kp_registry = NULL;
 
 #if defined(__GNUC__)
 /* LeakSanitizer's interface: resolved only when a sanitizer runtime is in
- * the process (scripts/sanitize.sh), NULL otherwise. */
+ * the process (scripts/suite.py --sanitize address), NULL otherwise. */
 extern void __lsan_ignore_object(const void *p) __attribute__((weak));
 #endif
 
