@@ -2,7 +2,8 @@
 README.md and docs/*.md in a fresh interpreter (a block that imports mpi4py
 under mpirun with two ranks), so the documents stay true. Blocks for
 hardware or packages this machine lacks (CuPy, CUDA memory spaces, mpirun)
-are skipped, and say why."""
+are skipped, and say why. The guides say what holds now: a dated run record
+belongs in the run log, docs/runs.md, and nowhere else."""
 
 import importlib.util
 import re
@@ -14,6 +15,17 @@ from support import HAS_CUDA, MPIRUN, mpirun, run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+RUN_LOG = ROOT / "docs" / "runs.md"
+
+# A date as the run log writes it (2026-12-07). A link into the run log
+# (`runs.md#2026-12-07-...`) names a record there, and is no record itself.
+DATE = re.compile(r"(?<![\w-])(?:19|20)\d\d-[01]\d-[0-3]\d(?![\w])")
+RUN_LOG_LINK = re.compile(r"\((?:[\w./]*/)?runs\.md#[^)\s]*\)")
+
+# Guides whose dated run records have not yet moved to docs/runs.md: the only
+# exceptions, to be emptied. Such a guide's test is an expected failure while
+# it still holds a dated line, and fails once it holds none (then take it off).
+DATED_RECORDS_NOT_YET_MOVED = ("docs/hardening.md", "docs/performance.md")
 
 # What marks a block as one for a GPU: a CUDA memory space, or a CUDA tensor.
 CUDA_WORDS = ("kokkos.CudaSpace", "kokkos.CudaUVMSpace", "kokkos.CudaHostPinnedSpace", 'device="cuda"')
@@ -58,6 +70,51 @@ def test_the_readme_stays_a_guide():
 
 def test_every_document_is_collected():
     assert {p.name for p in DOCUMENTS} >= {"README.md", "architecture.md", "exchange.md", "tools.md"}
+
+
+def dated_lines(text):
+    """(line number, line) of every line of text that holds a date, links
+    into the run log left out."""
+    return [
+        (n, line) for n, line in enumerate(text.splitlines(), 1) if DATE.search(RUN_LOG_LINK.sub("(runs.md)", line))
+    ]
+
+
+def test_a_dated_line_is_found_and_a_run_log_link_is_not():
+    text = "a guide\nOn 2026-12-07 the suite passed.\n(measured: [run log](runs.md#2026-12-07-h100-machine))\n"
+    assert dated_lines(text) == [(2, "On 2026-12-07 the suite passed.")]
+    assert dated_lines("[log](docs/runs.md#2026-12-05-x) and on 2025-11-20") == [
+        (1, "[log](docs/runs.md#2026-12-05-x) and on 2025-11-20")
+    ]
+    assert dated_lines("commit b42c805, Kokkos 4.6.01, 3.4.01, 1,048,576 draws, 12-06") == []
+
+
+GUIDES = [path for path in DOCUMENTS if path != RUN_LOG]
+
+
+@pytest.mark.parametrize("path", GUIDES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_guide_holds_a_dated_run_record(path):
+    """README.md and every docs/*.md but the run log say what holds now,
+    without dates: what was run on which day goes to docs/runs.md."""
+    name = path.relative_to(ROOT).as_posix()
+    found = dated_lines(path.read_text(encoding="utf-8"))
+    where = "\n".join(f"{name}:{n}: {line.strip()}" for n, line in found)
+    if name in DATED_RECORDS_NOT_YET_MOVED:
+        assert found, f"{name} holds no dated line any more: take it off DATED_RECORDS_NOT_YET_MOVED"
+        pytest.xfail(f"{len(found)} dated lines not yet moved to docs/runs.md:\n{where}")
+    assert not found, f"dated run records belong in docs/runs.md (the guide says what holds now):\n{where}"
+
+
+def test_the_run_log_is_records_in_date_order():
+    """Every section of docs/runs.md but its table of machines is one record,
+    headed by its date; records are in date order, the newest last."""
+    heads = re.findall(r"^## (.*)$", RUN_LOG.read_text(encoding="utf-8"), re.M)
+    records = [head for head in heads if head != "Machines"]
+    assert records and "Machines" in heads
+    undated = [head for head in records if not re.match(r"\d{4}-\d\d-\d\d, ", head)]
+    assert not undated, f"docs/runs.md: records without a date first: {undated}"
+    dates = [head[:10] for head in records]
+    assert dates == sorted(dates), "docs/runs.md: records out of date order"
 
 
 def _imported(code):
