@@ -5,6 +5,7 @@
 // the backend (CUDA, HIP); every entry point is noexcept.
 
 #include "exchange_bridge.h"
+#include "compat.hpp"
 #include "device_runtime.hpp"
 #include "guard.hpp"
 #include "space_columns.hpp"
@@ -56,7 +57,7 @@ T with_runtime(int arg_space, T arg_none, F &&arg_f) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if (is_cuda_space(arg_space)) return arg_f(device_runtime<Kokkos::Cuda>{});
 #endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+#if defined(KP_COMPAT_HIP)
   if (is_hip_space(arg_space)) return arg_f(device_runtime<Kokkos::HIP>{});
 #endif
   (void)arg_space;
@@ -139,7 +140,7 @@ extern "C" uintptr_t kp_bridge_kokkos_stream(int arg_space) noexcept {
       return s_stream;
     }
 #endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+#if defined(KP_COMPAT_HIP)
     if (is_hip_space(arg_space) && Kokkos::is_initialized())
       return reinterpret_cast<uintptr_t>(Kokkos::HIP().hip_stream());
 #endif
