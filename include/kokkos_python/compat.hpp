@@ -70,24 +70,18 @@ namespace compat {
 // no public spelling of it that is not deprecated.
 constexpr std::size_t memory_alignment = static_cast<std::size_t>(Kokkos::Impl::MEMORY_ALIGNMENT);
 
-// The namespace of the HIP spaces and execution space: Kokkos::Experimental
-// before 4.0, Kokkos from 4.0 on.
-#if defined(KOKKOS_ENABLE_HIP)
+// The namespaces that Kokkos moved its spaces into from Kokkos::Experimental:
+// the HIP spaces and execution space are Kokkos' from 4.0 on, the SYCL
+// memory spaces from 4.5 on (Kokkos::Experimental is there in every version).
 #if KOKKOS_VERSION >= 40000
 namespace hip = ::Kokkos;
 #else
 namespace hip = ::Kokkos::Experimental;
 #endif
-#endif
-
-// The namespace of the SYCL memory spaces: Kokkos::Experimental before 4.5,
-// Kokkos from 4.5 on.
-#if defined(KOKKOS_ENABLE_SYCL)
 #if KOKKOS_VERSION >= 40500
 namespace sycl = ::Kokkos;
 #else
 namespace sycl = ::Kokkos::Experimental;
-#endif
 #endif
 
 }  // namespace compat

@@ -18,10 +18,12 @@ static int reject(PyObject *obj, const char *what) {
   return -1;
 }
 
-/* Integer value of obj for an integer View: ints and objects with __index__
- * exactly, real numbers truncated toward zero (as NumPy does). Sets *neg and
- * the magnitude-carrying value in *s (signed) or *u (unsigned). */
-static int int_value(PyObject *obj, const char *what, int is_unsigned, long long *s, unsigned long long *u) {
+/* Integer value of obj for a View of a size-byte integer type: ints and
+ * objects with __index__ exactly, real numbers truncated toward zero (as
+ * NumPy does); OverflowError outside the type's range. Sets the value in *s
+ * (signed) or *u (unsigned). */
+static int int_value(PyObject *obj, const char *what, int is_unsigned, size_t size, long long *s,
+                     unsigned long long *u) {
   if (PyUnicode_Check(obj) || PyBytes_Check(obj) || PyComplex_Check(obj)) return reject(obj, what);
   PyObject *num = NULL;
   if (PyLong_Check(obj)) {
@@ -60,6 +62,9 @@ static int int_value(PyObject *obj, const char *what, int is_unsigned, long long
       return -1;
     }
   }
+  /* the type's range, from its size */
+  const long long smax = (long long)(~0ULL >> (65 - 8 * size));
+  if (is_unsigned ? *u > (~0ULL >> (64 - 8 * size)) : (*s > smax || *s < -smax - 1)) overflow = 1;
   if (overflow) {
     PyErr_Format(PyExc_OverflowError, "value %S is out of range for a View of %s", num, what);
     Py_DECREF(num);
@@ -102,10 +107,6 @@ static int bool_value(PyObject *obj, const char *what) {
  * infinity from there on, where PyFloat_Pack2 raises OverflowError. */
 #define KP_F16_OVERFLOW 65520.0
 
-/* The range of an integer C type T, from its size. */
-#define KP_SIGNED_MAX(T) ((long long)(~0ULL >> (65 - 8 * sizeof(T))))
-#define KP_UNSIGNED_MAX(T) (~0ULL >> (64 - 8 * sizeof(T)))
-
 /* KP_GET_<kind>(id, T): get_<id>, which reads one element at p as a new
  * Python object. */
 #define KP_GET_INT(id, T)                     \
@@ -144,32 +145,18 @@ static int bool_value(PyObject *obj, const char *what) {
 
 /* KP_SET_<kind>(id, T, name): set_<id>, which converts obj and stores it at
  * p; -1 with an exception on failure. */
-#define KP_SET_INT(id, T, name)                                                               \
-  static int set_##id(char *p, PyObject *obj) {                                               \
-    long long s = 0;                                                                          \
-    unsigned long long u = 0;                                                                 \
-    if (int_value(obj, name, 0, &s, &u) < 0) return -1;                                       \
-    if (s < -KP_SIGNED_MAX(T) - 1 || s > KP_SIGNED_MAX(T)) {                                  \
-      PyErr_Format(PyExc_OverflowError, "value %lld is out of range for a View of " name, s); \
-      return -1;                                                                              \
-    }                                                                                         \
-    T v = (T)s;                                                                               \
-    memcpy(p, &v, sizeof v);                                                                  \
-    return 0;                                                                                 \
+/* Integers of either signedness: int_value checks the range. */
+#define KP_SET_INTEGER(id, T, name, is_unsigned)                             \
+  static int set_##id(char *p, PyObject *obj) {                              \
+    long long s = 0;                                                         \
+    unsigned long long u = 0;                                                \
+    if (int_value(obj, name, is_unsigned, sizeof(T), &s, &u) < 0) return -1; \
+    T v = is_unsigned ? (T)u : (T)s;                                         \
+    memcpy(p, &v, sizeof v);                                                 \
+    return 0;                                                                \
   }
-#define KP_SET_UINT(id, T, name)                                                              \
-  static int set_##id(char *p, PyObject *obj) {                                               \
-    long long s = 0;                                                                          \
-    unsigned long long u = 0;                                                                 \
-    if (int_value(obj, name, 1, &s, &u) < 0) return -1;                                       \
-    if (u > KP_UNSIGNED_MAX(T)) {                                                             \
-      PyErr_Format(PyExc_OverflowError, "value %llu is out of range for a View of " name, u); \
-      return -1;                                                                              \
-    }                                                                                         \
-    T v = (T)u;                                                                               \
-    memcpy(p, &v, sizeof v);                                                                  \
-    return 0;                                                                                 \
-  }
+#define KP_SET_INT(id, T, name) KP_SET_INTEGER(id, T, name, 0)
+#define KP_SET_UINT(id, T, name) KP_SET_INTEGER(id, T, name, 1)
 #define KP_SET_REAL(id, T, name)                  \
   static int set_##id(char *p, PyObject *obj) {   \
     double d;                                     \
