@@ -6,6 +6,9 @@ drift silently from the code."""
 
 import ast
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -550,3 +553,36 @@ def test_the_own_kokkos_per_version_choices_are_one_table():
     for path in sorted((ROOT / "cmake").glob("*.cmake")):
         if path.name != "InternalKokkos.cmake":
             assert not re.search(r"Kokkos_VERSION\w*\s+(?:VERSION_)?(?:LESS|GREATER|EQUAL)", path.read_text()), path
+
+
+@pytest.mark.parametrize(
+    "version, want",
+    [
+        ("3.4.1", "Kokkos_ENABLE_PTHREAD|Kokkos_ENABLE_CUDA_LAMBDA||kokkos_gcc13|17||"),
+        ("4.6.1", "Kokkos_ENABLE_THREADS||ON||17||"),
+        ("5.0.0", "Kokkos_ENABLE_THREADS||ON||20||"),
+        ("5.2.2", "Kokkos_ENABLE_THREADS||ON||20|Kokkos_CXX_STANDARD=CMAKE_CXX_STANDARD|Kokkos_ENABLE_CUDA_UVM"),
+    ],
+)
+def test_the_version_table_chooses_by_the_sources_version(version, want, tmp_path):
+    """The table and its reader, run by CMake for sources of four versions."""
+    cmake = shutil.which("cmake") or str(Path(sys.executable).parent / "cmake")
+    text = (ROOT / "cmake" / "InternalKokkos.cmake").read_text()
+    start = text.index("set(_kp_version_table")
+    table = text[start : text.index("endfunction()", start) + len("endfunction()")]
+    choices = [
+        "threads_option",
+        "cuda_option_on",
+        "cuda_links_driver",
+        "source_change",
+        "cxx_standard",
+        "renamed_option",
+        "removed_option",
+    ]
+    script = tmp_path / "choose.cmake"
+    reads = "".join(f"_kp_by_version({c} _out_{c})\n" for c in choices)
+    joined = "|".join(f"${{_out_{c}}}" for c in choices)
+    script.write_text(f'set(_kp_src_version "{version}")\n{table}\n{reads}message(STATUS "chosen:{joined}")\n')
+    out = subprocess.run([cmake, "-P", str(script)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert f"chosen:{want}" in out.stdout + out.stderr
