@@ -84,6 +84,51 @@ endforeach()
 set(_kp_src_version "${_kp_MAJOR}.${_kp_MINOR}.${_kp_PATCH}")
 message(STATUS "kokkos-python: the package's own Kokkos ${_kp_src_version}, from ${KOKKOS_PYTHON_INTERNAL_KOKKOS_ROUTE}")
 
+# ---- what differs between Kokkos releases: one table -------------------------------
+# Every choice of this file that depends on the source's Kokkos version, one
+# row each: "<from> <below> <choice> <value>". A row holds for a source of
+# version >= <from> and < <below> ("-": no bound); _kp_by_version(<choice>
+# <out>) gives the values of the rows that hold, in the table's order. A
+# Kokkos release that renames, adds or removes an option is rows here.
+set(_kp_version_table
+    # the Threads backend's option (Kokkos 3.x calls the backend PTHREAD)
+    "-      4.0.0  threads_option   Kokkos_ENABLE_PTHREAD"
+    "4.0.0  -      threads_option   Kokkos_ENABLE_THREADS"
+    # options switched on with CUDA unless given (lambdas: always on from 4.0)
+    "-      4.0.0  cuda_option_on   Kokkos_ENABLE_CUDA_LAMBDA"
+    # Kokkos with CUDA calls the CUDA driver (libcuda) itself from 4.0: linked
+    # without it, its library builds but loads nowhere ("undefined symbol:
+    # cuStreamGetCtx")
+    "4.0.0  -      cuda_links_driver  ON"
+    # source changes made in a copy of the source (cmake/<change>.py):
+    # Kokkos 3.x includes no <cstdint> where it uses uint32_t, which GCC 13's
+    # libstdc++ no longer brings along
+    "-      4.0.0  source_change    kokkos_gcc13"
+    # the C++ standard Kokkos is built with unless one is given
+    "-      5.0.0  cxx_standard     17"
+    "5.0.0  -      cxx_standard     20"
+    # options removed from Kokkos (given to it, its configure stops): renamed
+    # ones are passed under their new name, the others left out. 5.2: the
+    # standard is CMAKE_CXX_STANDARD, and CudaUVMSpace is no longer a
+    # default memory space to choose (kokkos.CudaUVMSpace stays).
+    "5.2.0  -      renamed_option   Kokkos_CXX_STANDARD=CMAKE_CXX_STANDARD"
+    "5.2.0  -      removed_option   Kokkos_ENABLE_CUDA_UVM")
+function(_kp_by_version choice out)
+  set(_values)
+  foreach(_row IN LISTS _kp_version_table)
+    string(REGEX REPLACE " +" ";" _cells "${_row}")
+    list(GET _cells 0 _from)
+    list(GET _cells 1 _below)
+    list(GET _cells 2 _choice)
+    list(GET _cells 3 _value)
+    if("${_choice}" STREQUAL "${choice}" AND (_from STREQUAL "-" OR _kp_src_version VERSION_GREATER_EQUAL _from)
+       AND (_below STREQUAL "-" OR _kp_src_version VERSION_LESS _below))
+      list(APPEND _values "${_value}")
+    endif()
+  endforeach()
+  set(${out} "${_values}" PARENT_SCOPE)
+endfunction()
+
 # ---- options ----------------------------------------------------------------------
 # _kp_given_is(<name> <out>): <out> is TRUE when the user gave <name> at all.
 function(_kp_given_is name out)
@@ -103,11 +148,8 @@ if(NOT _kp_has)
 endif()
 
 # A host-parallel backend: OpenMP when the compiler has it, else Threads
-# (Kokkos 3.x calls it PTHREAD). Kokkos takes one of them only.
-set(_kp_threads_option Kokkos_ENABLE_THREADS)
-if(_kp_MAJOR LESS 4)
-  set(_kp_threads_option Kokkos_ENABLE_PTHREAD)
-endif()
+# (its option: the version table's). Kokkos takes one of them only.
+_kp_by_version(threads_option _kp_threads_option)
 set(_kp_host_given FALSE)
 foreach(_kp_name Kokkos_ENABLE_OPENMP Kokkos_ENABLE_THREADS Kokkos_ENABLE_PTHREAD)
   _kp_given_is(${_kp_name} _kp_has)
@@ -186,10 +228,11 @@ if(_kp_cuda)
     endforeach()
   endif()
   get_filename_component(_kp_nvcc_dir "${KOKKOS_PYTHON_NVCC}" DIRECTORY)
-  # Kokkos 4 calls the CUDA driver (libcuda) itself. Linked without it (a
-  # toolkit with no lib64/stubs, on a machine with no driver), its library
-  # builds but cannot load anywhere ("undefined symbol: cuStreamGetCtx").
-  if(NOT _kp_MAJOR LESS 4)
+  # A Kokkos that calls the CUDA driver (libcuda) itself (the version
+  # table's cuda_links_driver) needs it to link: a toolkit with no
+  # lib64/stubs, on a machine with no driver, is refused before the build.
+  _kp_by_version(cuda_links_driver _kp_links_driver)
+  if(_kp_links_driver)
     file(REAL_PATH "${KOKKOS_PYTHON_NVCC}" _kp_cuda_home)
     get_filename_component(_kp_cuda_home "${_kp_cuda_home}" DIRECTORY)
     get_filename_component(_kp_cuda_home "${_kp_cuda_home}" DIRECTORY)
@@ -203,14 +246,15 @@ if(_kp_cuda)
               "CUDA (-DKokkos_ENABLE_CUDA=OFF).")
     endif()
   endif()
-  if(_kp_MAJOR LESS 4)
-    _kp_given_is(Kokkos_ENABLE_CUDA_LAMBDA _kp_has)
+  _kp_by_version(cuda_option_on _kp_cuda_on)
+  foreach(_kp_name IN LISTS _kp_cuda_on)
+    _kp_given_is(${_kp_name} _kp_has)
     if(NOT _kp_has)
-      list(APPEND _kp_args -DKokkos_ENABLE_CUDA_LAMBDA=ON) # always on from Kokkos 4
+      list(APPEND _kp_args -D${_kp_name}=ON)
     endif()
-  endif()
+  endforeach()
   # CUDA 13 needs source changes in Kokkos 4.6 and develop
-  # (scripts/kokkos_cuda13.py, docs/cuda.md): made in a copy of the source (below).
+  # (cmake/kokkos_cuda13.py, docs/cuda.md): made in a copy of the source (below).
   execute_process(COMMAND "${KOKKOS_PYTHON_NVCC}" --version OUTPUT_VARIABLE _kp_nvcc_version ERROR_QUIET)
   if(_kp_nvcc_version MATCHES "release ([0-9]+)\\." AND NOT CMAKE_MATCH_1 LESS 13)
     list(APPEND _kp_changes kokkos_cuda13)
@@ -218,26 +262,24 @@ if(_kp_cuda)
 endif()
 
 # Source changes, made in a copy of the source (the source itself is left
-# as it is): Kokkos 3.x includes no <cstdint> where it uses uint32_t, which
-# GCC 13's libstdc++ no longer brings along (scripts/kokkos_gcc13.py); CUDA
-# 13 (above).
-if(_kp_MAJOR LESS 4)
-  list(INSERT _kp_changes 0 kokkos_gcc13)
-endif()
+# as it is): the version table's (cmake/kokkos_gcc13.py for Kokkos 3.x), then
+# CUDA 13's (above).
+_kp_by_version(source_change _kp_version_changes)
+list(PREPEND _kp_changes ${_kp_version_changes})
 if(_kp_changes)
   list(JOIN _kp_changes "-" _kp_changes_name)
   string(SHA256 _kp_copy_key "${_kp_src}")
   string(SUBSTRING "${_kp_copy_key}" 0 16 _kp_copy_key)
   set(_kp_copy "${_kp_work}/source-${_kp_changes_name}-${_kp_copy_key}")
   if(NOT EXISTS "${_kp_copy}/.patched")
-    message(STATUS "kokkos-python: making the changes of scripts/${_kp_changes_name}.py in a copy of the Kokkos source")
+    message(STATUS "kokkos-python: making the changes of cmake/${_kp_changes_name}.py in a copy of the Kokkos source")
     file(REMOVE_RECURSE "${_kp_copy}")
     file(COPY "${_kp_src}/" DESTINATION "${_kp_copy}")
     foreach(_kp_change IN LISTS _kp_changes)
-      execute_process(COMMAND "${Python_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/scripts/${_kp_change}.py" "${_kp_copy}"
+      execute_process(COMMAND "${Python_EXECUTABLE}" "${CMAKE_CURRENT_LIST_DIR}/${_kp_change}.py" "${_kp_copy}"
                       RESULT_VARIABLE _kp_patch_rc)
       if(NOT _kp_patch_rc EQUAL 0)
-        message(FATAL_ERROR "kokkos-python: scripts/${_kp_change}.py failed on ${_kp_copy}")
+        message(FATAL_ERROR "kokkos-python: cmake/${_kp_change}.py failed on ${_kp_copy}")
       endif()
     endforeach()
     file(TOUCH "${_kp_copy}/.patched")
@@ -254,33 +296,35 @@ if(_kp_cuda)
   set(_kp_env "NVCC_WRAPPER_DEFAULT_COMPILER=${CMAKE_CXX_COMPILER}" "PATH=${_kp_nvcc_dir}:$ENV{PATH}")
 endif()
 
-# The C++ standard: the one given, else C++17 (C++20 from Kokkos 5).
+# The C++ standard: the one given, else the version table's.
 _kp_given_is(Kokkos_CXX_STANDARD _kp_has)
 if(NOT _kp_has)
-  set(_kp_std 17)
-  if(NOT _kp_MAJOR LESS 5)
-    set(_kp_std 20)
-  endif()
+  _kp_by_version(cxx_standard _kp_std)
   if(DEFINED CACHE{CMAKE_CXX_STANDARD} AND NOT "$CACHE{CMAKE_CXX_STANDARD}" STREQUAL "")
     set(_kp_std "$CACHE{CMAKE_CXX_STANDARD}")
   endif()
   list(APPEND _kp_args -DCMAKE_CXX_STANDARD=${_kp_std})
 endif()
 
-# Options Kokkos 5.2 removed (the source's version says which Kokkos this
-# is; no Kokkos 5 source was at hand to build here, only Debian sid's 5.2.2
-# binary package): Kokkos_CXX_STANDARD is CMAKE_CXX_STANDARD there, and
-# Kokkos_ENABLE_CUDA_UVM is gone (CudaUVMSpace stays; it is no longer the
-# default memory space). Given to 5.2, Kokkos' configure stops.
+# Options this Kokkos no longer has (the version table's): given to it,
+# Kokkos' configure stops. A renamed one is passed under its new name, a
+# removed one left out.
+_kp_by_version(renamed_option _kp_renamed)
+_kp_by_version(removed_option _kp_removed)
 set(_kp_pass)
 foreach(_kp_name IN LISTS _kp_given)
-  if(_kp_src_version VERSION_GREATER_EQUAL 5.2 AND _kp_name STREQUAL "Kokkos_CXX_STANDARD")
-    message(STATUS "kokkos-python: Kokkos ${_kp_src_version} has no Kokkos_CXX_STANDARD; passing "
-                   "CMAKE_CXX_STANDARD=${Kokkos_CXX_STANDARD} instead")
-    list(APPEND _kp_args "-DCMAKE_CXX_STANDARD=${Kokkos_CXX_STANDARD}")
-  elseif(_kp_src_version VERSION_GREATER_EQUAL 5.2 AND _kp_name STREQUAL "Kokkos_ENABLE_CUDA_UVM")
-    message(WARNING "kokkos-python: Kokkos ${_kp_src_version} has no Kokkos_ENABLE_CUDA_UVM (removed in 5.2); "
-                    "left out. kokkos.CudaUVMSpace is still there to ask for by name.")
+  set(_kp_new "")
+  foreach(_kp_rename IN LISTS _kp_renamed)
+    if(_kp_rename MATCHES "^${_kp_name}=(.*)$")
+      set(_kp_new "${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  if(_kp_new)
+    message(STATUS "kokkos-python: Kokkos ${_kp_src_version} has no ${_kp_name}; passing "
+                   "${_kp_new}=${${_kp_name}} instead")
+    list(APPEND _kp_args "-D${_kp_new}=${${_kp_name}}")
+  elseif(_kp_name IN_LIST _kp_removed)
+    message(WARNING "kokkos-python: Kokkos ${_kp_src_version} has no ${_kp_name} (removed from it); left out.")
   else()
     list(APPEND _kp_pass ${_kp_name})
   endif()

@@ -6,6 +6,9 @@ drift silently from the code."""
 
 import ast
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -164,7 +167,7 @@ def test_every_bridge_declaration_is_kp_noexcept():
 
 
 def _code_files():
-    for p in sorted((ROOT / "src").rglob("*")):
+    for p in sorted([*(ROOT / "src").rglob("*"), *(ROOT / "include").rglob("*")]):
         if p.suffix in (".c", ".h", ".cpp", ".hpp", ".py") and "__pycache__" not in p.parts:
             text = p.read_text()
             if p.suffix == ".py":
@@ -177,8 +180,9 @@ def _code_files():
 # Other families that share a word with a dtype, each spelled in its own
 # table: Kokkos Tools' tuning ValueType.int64, DLPack's type code "bool".
 OTHER_FAMILIES = {"int64": ["src/core/tools/tuning.c"], "bool": ["src/core/exchange/dlpack.c"]}
-SPACE_HOME = "src/bridge/bridge.h"
-TRAIT_HOME = "src/core/base/space.c"
+# Every name of the four families is spelled in the public header's rows.
+TABLES = "include/kokkos_python/tables.h"
+SPACE_HOME = TRAIT_HOME = TABLES
 
 
 @pytest.mark.parametrize(
@@ -186,8 +190,8 @@ TRAIT_HOME = "src/core/base/space.c"
     [
         ([t.name for t in kokkos.memory_traits], TRAIT_HOME),
         ([s.name for s in kokkos.memory_spaces], SPACE_HOME),
-        ([lay.name for lay in kokkos.layouts], "src/core/base/space.c"),
-        ([d.name for d in kokkos.all_dtypes], "src/core/base/dtype.c"),
+        ([lay.name for lay in kokkos.layouts], TABLES),
+        ([d.name for d in kokkos.all_dtypes], TABLES),
     ],
     ids=["memory traits", "memory spaces", "layouts", "dtypes"],
 )
@@ -363,3 +367,222 @@ def test_sources_are_globbed():
     cmake = (ROOT / "CMakeLists.txt").read_text()
     assert "file(GLOB_RECURSE KOKKOS_PYTHON_CORE_SOURCES CONFIGURE_DEPENDS src/core/*.c)" in cmake
     assert "file(GLOB KOKKOS_PYTHON_BRIDGE_SOURCES CONFIGURE_DEPENDS src/bridge/*.cpp)" in cmake
+
+
+# ---- one row per fact: the public header's tables -------------------------------------------
+
+TABLES_TEXT = (ROOT / TABLES).read_text()
+
+
+def _rows(macro, text=TABLES_TEXT):
+    """The rows of an X-macro list in text: one tuple of cells per X(...)."""
+    body = re.search(rf"#define {macro}\(X\)((?:.*\\\n)*.*)\n", text).group(1)
+    body = re.sub(r"\\\n", " ", body)
+    rows = []
+    for m in re.finditer(r"\bX\(((?:[^()]|\([^()]*\))*)\)", body):
+        rows.append(tuple(c.strip() for c in re.findall(r"(?:\([^()]*\)|[^,()])+", m.group(1))))
+    assert rows, f"no rows of {macro}"
+    return rows
+
+
+def _strings(cell):
+    return re.findall(r'"([^"]*)"', cell)
+
+
+C_SIZES = {"int8_t": 1, "int16_t": 2, "int32_t": 4, "int64_t": 8, "uint8_t": 1, "uint16_t": 2, "uint32_t": 4}
+C_SIZES |= {"uint64_t": 8, "float": 4, "double": 8, "bool": 1}
+
+
+def test_the_rows_are_what_the_package_has():
+    """The core's tables, and so kokkos.dtype, memory_space, layout and
+    memory_trait, are the rows of tables.h, in the order of their numbers."""
+    tables = kokkos._core._tables()
+    dtypes = _rows("KOKKOS_PYTHON_DTYPE_ROWS")
+    assert [int(r[1]) for r in dtypes] == list(range(len(dtypes)))
+    made = [
+        (_strings(name)[0], _strings(aliases), C_SIZES[ctype] * (2 if kind == "COMPLEX" else 1), *map(_strings, rest))
+        for _, _, name, aliases, kind, ctype, *rest in dtypes
+    ]
+    assert [(n, a, s, f[0], t[0]) for n, a, s, f, t in made] == [tuple(r) for r in map(list, tables["dtypes"])]
+    spaces = _rows("KOKKOS_PYTHON_SPACE_ROWS")
+    assert [int(r[1]) for r in spaces] == list(range(len(spaces)))
+    assert [_strings(r[2])[0] for r in spaces] == list(tables["space_names"])
+    assert [(a, int(r[1])) for r in spaces for a in _strings(r[3])] == [tuple(p) for p in tables["space_aliases"]]
+    assert [(r[5].lower(), r[6].lower()) for r in spaces] == [tuple(r) for r in tables["space_rows"]]
+    layouts = _rows("KOKKOS_PYTHON_LAYOUT_ROWS")
+    assert [int(r[1]) for r in layouts] == list(range(len(layouts)))
+    assert [_strings(r[2])[0] for r in layouts] == list(tables["layout_names"])
+    traits = _rows("KOKKOS_PYTHON_TRAIT_ROWS")
+    assert [(_strings(r[2])[0], int(r[1])) for r in traits] == [tuple(t) for t in tables["traits"]]
+
+
+# The C interface's numbers of the rows there are: a contract. New rows are
+# appended; none of these ever changes.
+C_ABI = {
+    "KOKKOS_PYTHON_DTYPE_ROWS": {"INT8": 0, "INT16": 1, "INT32": 2, "INT64": 3, "UINT8": 4, "UINT16": 5},
+    "KOKKOS_PYTHON_SPACE_ROWS": {"HOST": 0, "CUDA": 1, "CUDA_UVM": 2, "CUDA_HOST_PINNED": 3, "HBW": 4, "HIP": 5},
+    "KOKKOS_PYTHON_LAYOUT_ROWS": {"RIGHT": 0, "LEFT": 1, "STRIDE": 2},
+    "KOKKOS_PYTHON_TRAIT_ROWS": {"MANAGED": 0, "UNMANAGED": 1, "RANDOM_ACCESS": 2, "ATOMIC": 4, "RESTRICT": 8},
+}
+C_ABI["KOKKOS_PYTHON_DTYPE_ROWS"] |= {"UINT32": 6, "UINT64": 7, "FLOAT32": 8, "FLOAT64": 9, "COMPLEX64": 10}
+C_ABI["KOKKOS_PYTHON_DTYPE_ROWS"] |= {"COMPLEX128": 11, "BOOL": 12, "FLOAT16": 13}
+C_ABI["KOKKOS_PYTHON_SPACE_ROWS"] |= {"HIP_HOST_PINNED": 6, "OPENMP_TARGET": 7, "SYCL_SHARED_USM": 8}
+C_ABI["KOKKOS_PYTHON_SPACE_ROWS"] |= {"SYCL_DEVICE_USM": 9}
+C_ABI["KOKKOS_PYTHON_TRAIT_ROWS"] |= {"ALIGNED": 16}
+
+
+@pytest.mark.parametrize("macro", sorted(C_ABI))
+def test_the_c_interface_numbers_never_change(macro):
+    numbers = {r[0]: int(r[1]) for r in _rows(macro)}
+    assert {k: numbers.get(k) for k in C_ABI[macro]} == C_ABI[macro]
+
+
+def test_every_memory_space_has_its_kokkos_type():
+    """compat.hpp's table of Kokkos types has one line per row of the space
+    table, and nothing else names a space's Kokkos type for the headers or
+    the bridge (the host's own aside: HostSpace is where host code runs)."""
+    compat = (ROOT / "include" / "kokkos_python" / "compat.hpp").read_text()
+    types = _rows("KOKKOS_PYTHON_COMPAT_SPACE_TYPES", compat)
+    assert [t[0] for t in types] == [r[0] for r in _rows("KOKKOS_PYTHON_SPACE_ROWS")]
+    for path in [*(ROOT / "src" / "bridge").iterdir(), ROOT / "include" / "kokkos_python" / "kokkos_python.hpp"]:
+        text = path.read_text()
+        for _, kokkos_type in types[1:]:
+            name = kokkos_type.rsplit("::", 1)[1]
+            assert not re.search(rf"\b{name}\b", re.sub(r"//[^\n]*", "", text)), f"{path.name} names {name}"
+
+
+# ---- the recipes name files that hold what they say ---------------------------------------------
+
+RECIPES = ["A dtype", "A memory space", "A layout", "A memory trait", "The build's Kokkos", "A Kokkos release"]
+TRACKED = sorted(
+    str(p.relative_to(ROOT))
+    for top in ("src", "include", "cmake", "scripts", "tests")
+    for p in (ROOT / top).rglob("*")
+    if p.is_file() and "__pycache__" not in p.parts
+)
+
+
+def _recipe(title):
+    section = DOC.read_text().split(f"\n### {title}\n", 1)[1].split("\n#", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0] not in ("file", "---"):
+            rows.append(cells)
+    assert rows, f"docs/architecture.md's recipe for {title} has no table"
+    return rows
+
+
+def _find(name):
+    """The files a recipe's `name` means: a path from the root, or the
+    files whose path ends with it."""
+    if (ROOT / name).exists():
+        return [ROOT / name] if (ROOT / name).is_file() else [p for p in (ROOT / name).rglob("*") if p.is_file()]
+    return [ROOT / p for p in TRACKED if p.endswith("/" + name)]
+
+
+FILE_NAME = re.compile(r"^[\w./<>-]+\.(?:h|hpp|c|cpp|py|pyi|md|sh|cmake|in)$|^[\w/]+/$")
+IDENTIFIER = re.compile(r"^(?:[A-Za-z_]\w*|<\w+>)+$")
+
+
+@pytest.mark.parametrize("title", RECIPES)
+def test_each_recipe_names_files_that_hold_what_it_says(title):
+    """Every file a recipe names exists, and every name it gives (a table,
+    a macro, a function, with <kind>-like parts standing for any word) is
+    in the row's files or in a file the row names."""
+    checked = 0
+    for files, what in _recipe(title):
+        row_files = [n for n in re.findall(r"`([^`]+)`", files) if FILE_NAME.match(n)]
+        named = [n for n in re.findall(r"`([^`]+)`", what) if FILE_NAME.match(n) and "<" not in n]
+        texts = []
+        for name in row_files + named:
+            found = _find(name)
+            assert found, f"{title}: {name} is not in the tree"
+            texts += [p.read_text(errors="replace") for p in found]
+        if not row_files:
+            continue
+        for name in re.findall(r"`([^`]+)`", what):
+            if not IDENTIFIER.match(name):
+                continue
+            pattern = re.compile(r"\b" + re.sub(r"<\w+>", r"\\w+", name) + r"\b")
+            assert any(pattern.search(t) for t in texts), f"{title}: `{name}` is in none of {row_files + named}"
+            checked += 1
+    assert checked >= 1, f"{title}: the recipe names nothing to check"
+
+
+# ---- Kokkos-version switches in one place per layer ---------------------------------------------
+
+COMPAT = {"include/kokkos_python/compat.hpp", "src/bridge/compat.hpp", "src/core/base/compat.h"}
+VERSION_CHECK = re.compile(r"^\s*#\s*(?:el)?if\b.*\bKOKKOS_VERSION\b|\bKOKKOS_VERSION\s*[<>=!]=?", re.M)
+
+
+def test_kokkos_version_checks_are_in_the_compat_headers_only():
+    found = []
+    for top in ("src", "include"):
+        for path in sorted((ROOT / top).rglob("*.[ch]*")):
+            relative = str(path.relative_to(ROOT))
+            if relative in COMPAT or path.suffix not in (".c", ".h", ".cpp", ".hpp"):
+                continue
+            text = re.sub(r"//[^\n]*", "", _strip_comments(path.read_text()))
+            found += [f"{relative}: {m.group(0).strip()}" for m in VERSION_CHECK.finditer(text)]
+    assert not found, "KOKKOS_VERSION checks outside the compat headers:\n" + "\n".join(found)
+    for path in COMPAT - {"src/core/base/compat.h"}:
+        assert VERSION_CHECK.search((ROOT / path).read_text()), f"{path} has no version check (the pattern is wrong)"
+
+
+def test_the_own_kokkos_per_version_choices_are_one_table():
+    """cmake/InternalKokkos.cmake compares the source's version only in
+    _kp_by_version, over _kp_version_table; every choice it asks for has
+    rows and every row's choice is asked for; no other CMake file compares
+    Kokkos versions."""
+    text = (ROOT / "cmake" / "InternalKokkos.cmake").read_text()
+    reader = re.search(r"function\(_kp_by_version .*?endfunction\(\)", text, re.S).group(0)
+    compare = re.compile(r"_kp_(?:MAJOR|MINOR|PATCH|src_version)\b[^\n]*\b(?:LESS|GREATER|EQUAL|VERSION_\w+)\b")
+    outside = [m.group(0) for m in compare.finditer(text.replace(reader, ""))]
+    assert not outside, f"version comparisons outside the table: {outside}"
+    assert compare.search(reader)
+    table = text.split("set(_kp_version_table\n", 1)[1]
+    table = table[: re.search(r'^\s*"[^"\n]*"\)$', table, re.M).end()]
+    rows = [line.strip().rstrip(")").strip('"').split() for line in table.splitlines() if line.strip()[:1] == '"']
+    assert len(rows) >= 8 and all(len(r) == 4 for r in rows), rows
+    for start, below, _, _ in rows:
+        for bound in (start, below):
+            assert bound == "-" or re.fullmatch(r"\d+\.\d+\.\d+", bound), bound
+    asked = set(re.findall(r"_kp_by_version\((\w+) ", text.replace(reader, "")))
+    assert asked == {r[2] for r in rows}
+    for path in sorted((ROOT / "cmake").glob("*.cmake")):
+        if path.name != "InternalKokkos.cmake":
+            assert not re.search(r"Kokkos_VERSION\w*\s+(?:VERSION_)?(?:LESS|GREATER|EQUAL)", path.read_text()), path
+
+
+@pytest.mark.parametrize(
+    "version, want",
+    [
+        ("3.4.1", "Kokkos_ENABLE_PTHREAD|Kokkos_ENABLE_CUDA_LAMBDA||kokkos_gcc13|17||"),
+        ("4.6.1", "Kokkos_ENABLE_THREADS||ON||17||"),
+        ("5.0.0", "Kokkos_ENABLE_THREADS||ON||20||"),
+        ("5.2.2", "Kokkos_ENABLE_THREADS||ON||20|Kokkos_CXX_STANDARD=CMAKE_CXX_STANDARD|Kokkos_ENABLE_CUDA_UVM"),
+    ],
+)
+def test_the_version_table_chooses_by_the_sources_version(version, want, tmp_path):
+    """The table and its reader, run by CMake for sources of four versions."""
+    cmake = shutil.which("cmake") or str(Path(sys.executable).parent / "cmake")
+    text = (ROOT / "cmake" / "InternalKokkos.cmake").read_text()
+    start = text.index("set(_kp_version_table")
+    table = text[start : text.index("endfunction()", start) + len("endfunction()")]
+    choices = [
+        "threads_option",
+        "cuda_option_on",
+        "cuda_links_driver",
+        "source_change",
+        "cxx_standard",
+        "renamed_option",
+        "removed_option",
+    ]
+    script = tmp_path / "choose.cmake"
+    reads = "".join(f"_kp_by_version({c} _out_{c})\n" for c in choices)
+    joined = "|".join(f"${{_out_{c}}}" for c in choices)
+    script.write_text(f'set(_kp_src_version "{version}")\n{table}\n{reads}message(STATUS "chosen:{joined}")\n')
+    out = subprocess.run([cmake, "-P", str(script)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert f"chosen:{want}" in out.stdout + out.stderr

@@ -6,7 +6,7 @@
 //
 // Signatures read e.g. kokkos.View[float64, 2, LayoutRight, HostSpace] or
 // kokkos.DynRankView[const int32, LayoutLeft, HostSpace]; the names come
-// from the rows in kokkos_python.hpp.
+// from the rows of tables.h.
 #ifndef KOKKOS_PYTHON_CASTER_HPP
 #define KOKKOS_PYTHON_CASTER_HPP
 
@@ -43,9 +43,9 @@ struct layout_text;
   struct TRAIT<Text, VALUE> {                                \
     static constexpr auto get() { return Text::make(NAME); } \
   };
-#define KOKKOS_PYTHON_DETAIL_DTYPE_TEXT(VALUE, NAME) KOKKOS_PYTHON_DETAIL_TEXT(dtype_text, VALUE, NAME)
-#define KOKKOS_PYTHON_DETAIL_SPACE_TEXT(VALUE, NAME) KOKKOS_PYTHON_DETAIL_TEXT(space_text, VALUE, NAME)
-#define KOKKOS_PYTHON_DETAIL_LAYOUT_TEXT(VALUE, NAME) KOKKOS_PYTHON_DETAIL_TEXT(layout_text, VALUE, NAME)
+#define KOKKOS_PYTHON_DETAIL_DTYPE_TEXT(ID, VALUE, NAME, ...) KOKKOS_PYTHON_DETAIL_TEXT(dtype_text, VALUE, NAME)
+#define KOKKOS_PYTHON_DETAIL_SPACE_TEXT(ID, VALUE, NAME, ...) KOKKOS_PYTHON_DETAIL_TEXT(space_text, VALUE, NAME)
+#define KOKKOS_PYTHON_DETAIL_LAYOUT_TEXT(ID, VALUE, NAME) KOKKOS_PYTHON_DETAIL_TEXT(layout_text, VALUE, NAME)
 KOKKOS_PYTHON_DTYPE_ROWS(KOKKOS_PYTHON_DETAIL_DTYPE_TEXT)
 KOKKOS_PYTHON_SPACE_ROWS(KOKKOS_PYTHON_DETAIL_SPACE_TEXT)
 KOKKOS_PYTHON_LAYOUT_ROWS(KOKKOS_PYTHON_DETAIL_LAYOUT_TEXT)

@@ -48,7 +48,7 @@
 // or faults. Measured with CUDA 13.0 and Kokkos develop (4.6.99): a functor
 // of two View<double*, CudaSpace> is 80 bytes on the host and a 64-byte
 // kernel argument. A Kokkos whose mdspan uses no [[no_unique_address]] under
-// nvcc (scripts/kokkos_cuda13.py, docs/cuda.md) is right; this refuses to
+// nvcc (cmake/kokkos_cuda13.py, docs/cuda.md) is right; this refuses to
 // compile against one that does, rather than let kernels go wrong at run
 // time. KOKKOS_PYTHON_TRUST_NVCC_NO_UNIQUE_ADDRESS skips the check (for a
 // CUDA whose compiler lays these arguments out right).
@@ -56,7 +56,7 @@
     __CUDACC_VER_MAJOR__ >= 13 && defined(MDSPAN_IMPL_USE_ATTRIBUTE_NO_UNIQUE_ADDRESS) &&              \
     !defined(MDSPAN_IMPL_USE_FAKE_ATTRIBUTE_NO_UNIQUE_ADDRESS) && !defined(KOKKOS_PYTHON_TRUST_NVCC_NO_UNIQUE_ADDRESS)
 #error \
-    "kokkos_python: this Kokkos' View uses [[no_unique_address]] under nvcc 13, whose kernel arguments then differ from the host's layout (kernels read wrong Views); rebuild Kokkos with scripts/kokkos_cuda13.py's mdspan change (docs/cuda.md)"
+    "kokkos_python: this Kokkos' View uses [[no_unique_address]] under nvcc 13, whose kernel arguments then differ from the host's layout (kernels read wrong Views); rebuild Kokkos with cmake/kokkos_cuda13.py's mdspan change (docs/cuda.md)"
 #endif
 
 namespace kokkos_python {
@@ -70,25 +70,71 @@ namespace compat {
 // no public spelling of it that is not deprecated.
 constexpr std::size_t memory_alignment = static_cast<std::size_t>(Kokkos::Impl::MEMORY_ALIGNMENT);
 
-// The namespace of the HIP spaces and execution space: Kokkos::Experimental
-// before 4.0, Kokkos from 4.0 on.
-#if defined(KOKKOS_ENABLE_HIP)
+// The namespaces that Kokkos moved its spaces into from Kokkos::Experimental:
+// the HIP spaces and execution space are Kokkos' from 4.0 on, the SYCL
+// memory spaces from 4.5 on (Kokkos::Experimental is there in every version).
 #if KOKKOS_VERSION >= 40000
 namespace hip = ::Kokkos;
 #else
 namespace hip = ::Kokkos::Experimental;
 #endif
-#endif
-
-// The namespace of the SYCL memory spaces: Kokkos::Experimental before 4.5,
-// Kokkos from 4.5 on.
-#if defined(KOKKOS_ENABLE_SYCL)
 #if KOKKOS_VERSION >= 40500
 namespace sycl = ::Kokkos;
 #else
 namespace sycl = ::Kokkos::Experimental;
 #endif
+
+}  // namespace compat
+}  // namespace kokkos_python
+
+// ---- the Kokkos type of each memory space -----------------------------------------
+
+// KOKKOS_PYTHON_COMPAT_IF_<backend>(...): its arguments where this Kokkos
+// has the backend (its memory spaces), nothing where it has not. HBW is
+// Kokkos 3.x's HBWSpace (memkind), a host space of its own option.
+#if defined(KOKKOS_ENABLE_CUDA)
+#define KOKKOS_PYTHON_COMPAT_IF_CUDA(...) __VA_ARGS__
+#else
+#define KOKKOS_PYTHON_COMPAT_IF_CUDA(...)
 #endif
+#if defined(KOKKOS_ENABLE_HBWSPACE)
+#define KOKKOS_PYTHON_COMPAT_IF_HBW(...) __VA_ARGS__
+#else
+#define KOKKOS_PYTHON_COMPAT_IF_HBW(...)
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+#define KOKKOS_PYTHON_COMPAT_IF_HIP(...) __VA_ARGS__
+#else
+#define KOKKOS_PYTHON_COMPAT_IF_HIP(...)
+#endif
+#if defined(KOKKOS_ENABLE_OPENMPTARGET)
+#define KOKKOS_PYTHON_COMPAT_IF_OPENMPTARGET(...) __VA_ARGS__
+#else
+#define KOKKOS_PYTHON_COMPAT_IF_OPENMPTARGET(...)
+#endif
+#if defined(KOKKOS_ENABLE_SYCL)
+#define KOKKOS_PYTHON_COMPAT_IF_SYCL(...) __VA_ARGS__
+#else
+#define KOKKOS_PYTHON_COMPAT_IF_SYCL(...)
+#endif
+
+// The Kokkos type of each memory space of tables.h's KOKKOS_PYTHON_SPACE_ROWS
+// that this Kokkos has, X(id, type) by the row's id: the one table of them,
+// which kokkos_python.hpp (space_of) and the package's bridge both read. A
+// new memory space is its row there and its line here.
+#define KOKKOS_PYTHON_COMPAT_SPACE_TYPES(X)                                                             \
+  X(HOST, ::Kokkos::HostSpace)                                                                          \
+  KOKKOS_PYTHON_COMPAT_IF_CUDA(X(CUDA, ::Kokkos::CudaSpace) X(CUDA_UVM, ::Kokkos::CudaUVMSpace)         \
+                                   X(CUDA_HOST_PINNED, ::Kokkos::CudaHostPinnedSpace))                  \
+  KOKKOS_PYTHON_COMPAT_IF_HBW(X(HBW, ::Kokkos::Experimental::HBWSpace))                                 \
+  KOKKOS_PYTHON_COMPAT_IF_HIP(X(HIP, ::kokkos_python::compat::hip::HIPSpace)                            \
+                                  X(HIP_HOST_PINNED, ::kokkos_python::compat::hip::HIPHostPinnedSpace)) \
+  KOKKOS_PYTHON_COMPAT_IF_OPENMPTARGET(X(OPENMP_TARGET, ::Kokkos::Experimental::OpenMPTargetSpace))     \
+  KOKKOS_PYTHON_COMPAT_IF_SYCL(X(SYCL_SHARED_USM, ::kokkos_python::compat::sycl::SYCLSharedUSMSpace)    \
+                                   X(SYCL_DEVICE_USM, ::kokkos_python::compat::sycl::SYCLDeviceUSMSpace))
+
+namespace kokkos_python {
+namespace compat {
 
 // Whether a View type counts references to its memory (is not Unmanaged).
 // ViewTraits::is_managed, which Kokkos 3.x and 4.x offer, is gone in 5.0;

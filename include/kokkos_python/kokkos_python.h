@@ -24,6 +24,8 @@
 #include <Python.h>
 #include <stdint.h>
 
+#include "tables.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,61 +41,46 @@ extern "C" {
 #define KOKKOS_PYTHON_MAX_RANK 8
 #define KOKKOS_PYTHON_MAX_DYN_RANK 7
 
-/* Element types, as kokkos.dtype numbers them. */
+/* The enumerations, made from tables.h's rows (each row's number; the
+ * C++ header and the kokkos package read the same rows). */
+#define KOKKOS_PYTHON_DETAIL_DTYPE(id, number, ...) KOKKOS_PYTHON_##id = number,
+#define KOKKOS_PYTHON_DETAIL_SPACE(id, number, ...) KOKKOS_PYTHON_##id##_SPACE = number,
+#define KOKKOS_PYTHON_DETAIL_LAYOUT(id, number, ...) KOKKOS_PYTHON_LAYOUT_##id = number,
+#define KOKKOS_PYTHON_DETAIL_TRAIT(id, flag, ...) KOKKOS_PYTHON_##id = flag,
+#define KOKKOS_PYTHON_DETAIL_COUNT(...) +1
+
+/* Element types, as kokkos.dtype numbers them (KOKKOS_PYTHON_INT8 ...
+ * KOKKOS_PYTHON_FLOAT16). New numbers are only ever appended: code that
+ * indexes a table by dtype checks dtype < the KOKKOS_PYTHON_DTYPE_COUNT it
+ * was built with (a newer core may describe Views of dtypes added since; a
+ * core older than a dtype rejects it as unknown, ValueError). */
 enum kokkos_python_dtype {
-  KOKKOS_PYTHON_INT8 = 0,
-  KOKKOS_PYTHON_INT16 = 1,
-  KOKKOS_PYTHON_INT32 = 2,
-  KOKKOS_PYTHON_INT64 = 3,
-  KOKKOS_PYTHON_UINT8 = 4,
-  KOKKOS_PYTHON_UINT16 = 5,
-  KOKKOS_PYTHON_UINT32 = 6,
-  KOKKOS_PYTHON_UINT64 = 7,
-  KOKKOS_PYTHON_FLOAT32 = 8,
-  KOKKOS_PYTHON_FLOAT64 = 9,
-  KOKKOS_PYTHON_COMPLEX64 = 10,  /* Kokkos::complex<float> */
-  KOKKOS_PYTHON_COMPLEX128 = 11, /* Kokkos::complex<double> */
-  KOKKOS_PYTHON_BOOL = 12,
-  /* IEEE binary16 (numpy.float16). Appended after the first release of
-   * this list: a core that predates it rejects 13 as an unknown dtype
-   * (ValueError). New numbers are only ever appended, so code that indexes
-   * a table by dtype checks dtype < the KOKKOS_PYTHON_DTYPE_COUNT it was
-   * built with: a newer core may describe Views of dtypes added since. */
-  KOKKOS_PYTHON_FLOAT16 = 13,
-  KOKKOS_PYTHON_DTYPE_COUNT = 14
+  KOKKOS_PYTHON_DTYPE_ROWS(KOKKOS_PYTHON_DETAIL_DTYPE) KOKKOS_PYTHON_DTYPE_COUNT =
+      0 KOKKOS_PYTHON_DTYPE_ROWS(KOKKOS_PYTHON_DETAIL_COUNT)
 };
 
-/* Memory spaces, as kokkos.memory_space numbers them. */
+/* Memory spaces, as kokkos.memory_space numbers them
+ * (KOKKOS_PYTHON_HOST_SPACE, KOKKOS_PYTHON_CUDA_SPACE, ...). */
 enum kokkos_python_space {
-  KOKKOS_PYTHON_HOST_SPACE = 0,
-  KOKKOS_PYTHON_CUDA_SPACE = 1,
-  KOKKOS_PYTHON_CUDA_UVM_SPACE = 2,
-  KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE = 3,
-  KOKKOS_PYTHON_HBW_SPACE = 4,
-  KOKKOS_PYTHON_HIP_SPACE = 5,
-  KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE = 6,
-  KOKKOS_PYTHON_OPENMP_TARGET_SPACE = 7,
-  KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE = 8,
-  KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE = 9,
-  KOKKOS_PYTHON_SPACE_COUNT = 10
+  KOKKOS_PYTHON_SPACE_ROWS(KOKKOS_PYTHON_DETAIL_SPACE) KOKKOS_PYTHON_SPACE_COUNT =
+      0 KOKKOS_PYTHON_SPACE_ROWS(KOKKOS_PYTHON_DETAIL_COUNT)
 };
 
-/* Layouts, as kokkos.layout numbers them. */
+/* Layouts, as kokkos.layout numbers them (KOKKOS_PYTHON_LAYOUT_RIGHT, ...). */
 enum kokkos_python_layout {
-  KOKKOS_PYTHON_LAYOUT_RIGHT = 0,
-  KOKKOS_PYTHON_LAYOUT_LEFT = 1,
-  KOKKOS_PYTHON_LAYOUT_STRIDE = 2
+  KOKKOS_PYTHON_LAYOUT_ROWS(KOKKOS_PYTHON_DETAIL_LAYOUT) KOKKOS_PYTHON_LAYOUT_COUNT =
+      0 KOKKOS_PYTHON_LAYOUT_ROWS(KOKKOS_PYTHON_DETAIL_COUNT)
 };
 
-/* Memory traits: flags, as Kokkos::MemoryTraits<...>. */
-enum kokkos_python_trait {
-  KOKKOS_PYTHON_MANAGED = 0,
-  KOKKOS_PYTHON_UNMANAGED = 1,
-  KOKKOS_PYTHON_RANDOM_ACCESS = 2,
-  KOKKOS_PYTHON_ATOMIC = 4,
-  KOKKOS_PYTHON_RESTRICT = 8,
-  KOKKOS_PYTHON_ALIGNED = 16
-};
+/* Memory traits: flags, as Kokkos::MemoryTraits<...> (KOKKOS_PYTHON_MANAGED
+ * is 0, KOKKOS_PYTHON_UNMANAGED 1, ...). */
+enum kokkos_python_trait { KOKKOS_PYTHON_TRAIT_ROWS(KOKKOS_PYTHON_DETAIL_TRAIT) };
+
+#undef KOKKOS_PYTHON_DETAIL_DTYPE
+#undef KOKKOS_PYTHON_DETAIL_SPACE
+#undef KOKKOS_PYTHON_DETAIL_LAYOUT
+#undef KOKKOS_PYTHON_DETAIL_TRAIT
+#undef KOKKOS_PYTHON_DETAIL_COUNT
 
 /* The description of a View: what it points at and how it is laid out.
  * Filled by the caller for view_from_owner / view_from_deleter, filled by

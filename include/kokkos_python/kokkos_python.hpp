@@ -187,92 +187,91 @@ namespace detail {
 template <class T>
 struct dependent_false : std::false_type {};
 
-// One line per known type: `template <> struct TRAIT<TYPE> { value = VALUE; }`.
-#define KOKKOS_PYTHON_DETAIL_MAP(TRAIT, TYPE, VALUE) \
-  template <>                                        \
-  struct TRAIT<TYPE> {                               \
-    static constexpr int value = VALUE;              \
-  };
+// ---- the C++ types of the rows of tables.h -------------------------------------
 
-template <class T, class = void>
-struct dtype_of {
-  static constexpr int value = -1;
-};
-template <class T>
-struct dtype_of<T, std::enable_if_t<std::is_integral<T>::value && !std::is_same<T, bool>::value>> {
-  static constexpr int value = std::is_signed<T>::value ? (sizeof(T) == 1   ? KOKKOS_PYTHON_INT8
-                                                           : sizeof(T) == 2 ? KOKKOS_PYTHON_INT16
-                                                           : sizeof(T) == 4 ? KOKKOS_PYTHON_INT32
-                                                           : sizeof(T) == 8 ? KOKKOS_PYTHON_INT64
-                                                                            : -1)
-                                                        : (sizeof(T) == 1   ? KOKKOS_PYTHON_UINT8
-                                                           : sizeof(T) == 2 ? KOKKOS_PYTHON_UINT16
-                                                           : sizeof(T) == 4 ? KOKKOS_PYTHON_UINT32
-                                                           : sizeof(T) == 8 ? KOKKOS_PYTHON_UINT64
-                                                                            : -1);
-};
-KOKKOS_PYTHON_DETAIL_MAP(dtype_of, bool, KOKKOS_PYTHON_BOOL)
-KOKKOS_PYTHON_DETAIL_MAP(dtype_of, float, KOKKOS_PYTHON_FLOAT32)
-KOKKOS_PYTHON_DETAIL_MAP(dtype_of, double, KOKKOS_PYTHON_FLOAT64)
-KOKKOS_PYTHON_DETAIL_MAP(dtype_of, Kokkos::complex<float>, KOKKOS_PYTHON_COMPLEX64)
-KOKKOS_PYTHON_DETAIL_MAP(dtype_of, Kokkos::complex<double>, KOKKOS_PYTHON_COMPLEX128)
-KOKKOS_PYTHON_DETAIL_MAP(dtype_of, std::complex<float>, KOKKOS_PYTHON_COMPLEX64)
-KOKKOS_PYTHON_DETAIL_MAP(dtype_of, std::complex<double>, KOKKOS_PYTHON_COMPLEX128)
-// Half precision: every 16-bit binary16 type the toolchain has maps to
-// kokkos.float16. Kokkos::Experimental::half_t is 16 bits wide only where a
-// backend supplies one (CUDA, HIP, SYCL); elsewhere Kokkos defines it as
-// float (KOKKOS_HALF_T_IS_FLOAT, Kokkos 3.4 to 4.x), and it is float32
-// above. The compiler's _Float16 (GCC 12+ and Clang on x86-64 and AArch64;
-// C++23's std::float16_t) maps too, except under CUDA's compiler, whose
-// front end does not know it.
+// An element type T is of a dtype row when it matches the row's kind and C
+// type (tables.h says what each kind takes): element_of_<kind><T, C>.
+template <class T, class C>
+struct element_of_INT : std::integral_constant<bool, std::is_integral<T>::value && !std::is_same<T, bool>::value &&
+                                                         std::is_signed<T>::value && sizeof(T) == sizeof(C)> {};
+template <class T, class C>
+struct element_of_UINT : std::integral_constant<bool, std::is_integral<T>::value && !std::is_same<T, bool>::value &&
+                                                          std::is_unsigned<T>::value && sizeof(T) == sizeof(C)> {};
+template <class T, class C>
+struct element_of_REAL : std::is_same<T, C> {};
+template <class T, class C>
+struct element_of_COMPLEX : std::integral_constant<bool, std::is_same<T, Kokkos::complex<C>>::value ||
+                                                             std::is_same<T, std::complex<C>>::value> {};
+template <class T, class C>
+struct element_of_BOOL : std::is_same<T, bool> {};
+// Half precision: every 16-bit binary16 type the toolchain has.
+// Kokkos::Experimental::half_t is 16 bits wide only where a backend
+// supplies one (CUDA, HIP, SYCL); elsewhere Kokkos defines it as float
+// (KOKKOS_HALF_T_IS_FLOAT, Kokkos 3.4 to 4.x), and it is float32 above. The
+// compiler's _Float16 (GCC 12+ and Clang on x86-64 and AArch64; C++23's
+// std::float16_t) counts too, except under CUDA's compiler, whose front end
+// does not know it.
 //
 // KOKKOS_PYTHON_FLOAT16_TYPE names the one to use in portable code (half_t
 // where it is 16 bits, else _Float16); it is undefined where neither exists.
+template <class T, class C>
+struct element_of_HALF : std::false_type {};
 #if defined(KOKKOS_HALF_T_IS_FLOAT) && !KOKKOS_HALF_T_IS_FLOAT
 static_assert(sizeof(Kokkos::Experimental::half_t) == 2, "kokkos_python: Kokkos' half_t is not 16 bits wide");
-KOKKOS_PYTHON_DETAIL_MAP(dtype_of, Kokkos::Experimental::half_t, KOKKOS_PYTHON_FLOAT16)
+template <class C>
+struct element_of_HALF<Kokkos::Experimental::half_t, C> : std::true_type {};
 #define KOKKOS_PYTHON_FLOAT16_TYPE Kokkos::Experimental::half_t
 #endif
 #if defined(__FLT16_MANT_DIG__) && !defined(__CUDACC__)
-KOKKOS_PYTHON_DETAIL_MAP(dtype_of, _Float16, KOKKOS_PYTHON_FLOAT16)
+template <class C>
+struct element_of_HALF<_Float16, C> : std::true_type {};
 #if !defined(KOKKOS_PYTHON_FLOAT16_TYPE)
 #define KOKKOS_PYTHON_FLOAT16_TYPE _Float16
 #endif
 #endif
 
+// The number of the first dtype row element type T is of, or -1.
+template <class T>
+constexpr int dtype_number() {
+#define KOKKOS_PYTHON_DETAIL_ROW(ID, VALUE, NAME, ALIASES, KIND, C, ...) \
+  if (element_of_##KIND<T, C>::value) return VALUE;
+  KOKKOS_PYTHON_DTYPE_ROWS(KOKKOS_PYTHON_DETAIL_ROW)
+#undef KOKKOS_PYTHON_DETAIL_ROW
+  return -1;
+}
+template <class T>
+struct dtype_of {
+  static constexpr int value = dtype_number<T>();
+};
+
+// The memory space of a Kokkos memory space type (compat.hpp's table of the
+// spaces this Kokkos has), or -1.
 template <class Space>
 struct space_of {
   static constexpr int value = -1;
 };
-KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::HostSpace, KOKKOS_PYTHON_HOST_SPACE)
-#if defined(KOKKOS_ENABLE_CUDA)
-KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::CudaSpace, KOKKOS_PYTHON_CUDA_SPACE)
-KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::CudaUVMSpace, KOKKOS_PYTHON_CUDA_UVM_SPACE)
-KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::CudaHostPinnedSpace, KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE)
-#endif
-#if defined(KOKKOS_ENABLE_HBWSPACE)
-KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::Experimental::HBWSpace, KOKKOS_PYTHON_HBW_SPACE)
-#endif
-#if defined(KOKKOS_ENABLE_HIP)
-KOKKOS_PYTHON_DETAIL_MAP(space_of, compat::hip::HIPSpace, KOKKOS_PYTHON_HIP_SPACE)
-KOKKOS_PYTHON_DETAIL_MAP(space_of, compat::hip::HIPHostPinnedSpace, KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE)
-#endif
-#if defined(KOKKOS_ENABLE_OPENMPTARGET)
-KOKKOS_PYTHON_DETAIL_MAP(space_of, Kokkos::Experimental::OpenMPTargetSpace, KOKKOS_PYTHON_OPENMP_TARGET_SPACE)
-#endif
-#if defined(KOKKOS_ENABLE_SYCL)
-KOKKOS_PYTHON_DETAIL_MAP(space_of, compat::sycl::SYCLSharedUSMSpace, KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE)
-KOKKOS_PYTHON_DETAIL_MAP(space_of, compat::sycl::SYCLDeviceUSMSpace, KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE)
-#endif
+#define KOKKOS_PYTHON_DETAIL_SPACE(ID, TYPE)                 \
+  template <>                                                \
+  struct space_of<TYPE> {                                    \
+    static constexpr int value = KOKKOS_PYTHON_##ID##_SPACE; \
+  };
+KOKKOS_PYTHON_COMPAT_SPACE_TYPES(KOKKOS_PYTHON_DETAIL_SPACE)
+#undef KOKKOS_PYTHON_DETAIL_SPACE
 
+// The layout of a Kokkos layout type, or -1.
 template <class Layout>
 struct layout_of {
   static constexpr int value = -1;
 };
-KOKKOS_PYTHON_DETAIL_MAP(layout_of, Kokkos::LayoutRight, KOKKOS_PYTHON_LAYOUT_RIGHT)
-KOKKOS_PYTHON_DETAIL_MAP(layout_of, Kokkos::LayoutLeft, KOKKOS_PYTHON_LAYOUT_LEFT)
-KOKKOS_PYTHON_DETAIL_MAP(layout_of, Kokkos::LayoutStride, KOKKOS_PYTHON_LAYOUT_STRIDE)
-#undef KOKKOS_PYTHON_DETAIL_MAP
+#define KOKKOS_PYTHON_DETAIL_LAYOUT(TYPE, VALUE) \
+  template <>                                    \
+  struct layout_of<TYPE> {                       \
+    static constexpr int value = VALUE;          \
+  };
+KOKKOS_PYTHON_DETAIL_LAYOUT(Kokkos::LayoutRight, KOKKOS_PYTHON_LAYOUT_RIGHT)
+KOKKOS_PYTHON_DETAIL_LAYOUT(Kokkos::LayoutLeft, KOKKOS_PYTHON_LAYOUT_LEFT)
+KOKKOS_PYTHON_DETAIL_LAYOUT(Kokkos::LayoutStride, KOKKOS_PYTHON_LAYOUT_STRIDE)
+#undef KOKKOS_PYTHON_DETAIL_LAYOUT
 
 template <class Traits>
 constexpr uint32_t trait_flags() {
@@ -362,55 +361,13 @@ auto underlying(const ViewT &arg_view) -> decltype(underlying(arg_view, kind_tag
   return underlying(arg_view, kind_tag<ViewT>{});
 }
 
-// ---- names: one row per dtype, memory space and layout ------------------------
+// ---- names ---------------------------------------------------------------------
 
-// The C++ side's one table of names, in kokkos_python.h's numbering; the
+// The names of the rows of tables.h, the one place they are spelled: the
 // messages below and the pybind11 / nanobind signatures (caster.hpp) read
 // them, and tests/test_cxx.py checks them against kokkos' own.
-// clang-format off
-#define KOKKOS_PYTHON_DTYPE_ROWS(X)          \
-  X(KOKKOS_PYTHON_INT8, "int8")              \
-  X(KOKKOS_PYTHON_INT16, "int16")            \
-  X(KOKKOS_PYTHON_INT32, "int32")            \
-  X(KOKKOS_PYTHON_INT64, "int64")            \
-  X(KOKKOS_PYTHON_UINT8, "uint8")            \
-  X(KOKKOS_PYTHON_UINT16, "uint16")          \
-  X(KOKKOS_PYTHON_UINT32, "uint32")          \
-  X(KOKKOS_PYTHON_UINT64, "uint64")          \
-  X(KOKKOS_PYTHON_FLOAT32, "float32")        \
-  X(KOKKOS_PYTHON_FLOAT64, "float64")        \
-  X(KOKKOS_PYTHON_COMPLEX64, "complex64")    \
-  X(KOKKOS_PYTHON_COMPLEX128, "complex128")  \
-  X(KOKKOS_PYTHON_BOOL, "bool")              \
-  X(KOKKOS_PYTHON_FLOAT16, "float16")
-#define KOKKOS_PYTHON_SPACE_ROWS(X)                               \
-  X(KOKKOS_PYTHON_HOST_SPACE, "HostSpace")                        \
-  X(KOKKOS_PYTHON_CUDA_SPACE, "CudaSpace")                        \
-  X(KOKKOS_PYTHON_CUDA_UVM_SPACE, "CudaUVMSpace")                 \
-  X(KOKKOS_PYTHON_CUDA_HOST_PINNED_SPACE, "CudaHostPinnedSpace")  \
-  X(KOKKOS_PYTHON_HBW_SPACE, "HBWSpace")                          \
-  X(KOKKOS_PYTHON_HIP_SPACE, "HIPSpace")                          \
-  X(KOKKOS_PYTHON_HIP_HOST_PINNED_SPACE, "HIPHostPinnedSpace")    \
-  X(KOKKOS_PYTHON_OPENMP_TARGET_SPACE, "OpenMPTargetSpace")       \
-  X(KOKKOS_PYTHON_SYCL_SHARED_USM_SPACE, "SYCLSharedUSMSpace")    \
-  X(KOKKOS_PYTHON_SYCL_DEVICE_USM_SPACE, "SYCLDeviceUSMSpace")
-#define KOKKOS_PYTHON_LAYOUT_ROWS(X)              \
-  X(KOKKOS_PYTHON_LAYOUT_RIGHT, "LayoutRight")    \
-  X(KOKKOS_PYTHON_LAYOUT_LEFT, "LayoutLeft")      \
-  X(KOKKOS_PYTHON_LAYOUT_STRIDE, "LayoutStride")
-// clang-format on
-
-#define KOKKOS_PYTHON_DETAIL_COUNT(VALUE, NAME) +1
-static_assert(0 KOKKOS_PYTHON_DTYPE_ROWS(KOKKOS_PYTHON_DETAIL_COUNT) == KOKKOS_PYTHON_DTYPE_COUNT,
-              "kokkos_python: one name row per dtype");
-static_assert(0 KOKKOS_PYTHON_SPACE_ROWS(KOKKOS_PYTHON_DETAIL_COUNT) == KOKKOS_PYTHON_SPACE_COUNT,
-              "kokkos_python: one name row per memory space");
-static_assert(0 KOKKOS_PYTHON_LAYOUT_ROWS(KOKKOS_PYTHON_DETAIL_COUNT) == KOKKOS_PYTHON_LAYOUT_STRIDE + 1,
-              "kokkos_python: one name row per layout");
-#undef KOKKOS_PYTHON_DETAIL_COUNT
-
-#define KOKKOS_PYTHON_DETAIL_CASE(VALUE, NAME) \
-  case VALUE:                                  \
+#define KOKKOS_PYTHON_DETAIL_CASE(ID, VALUE, NAME, ...) \
+  case VALUE:                                           \
     return NAME;
 inline const char *dtype_name(int arg_dtype) {
   switch (arg_dtype) { KOKKOS_PYTHON_DTYPE_ROWS(KOKKOS_PYTHON_DETAIL_CASE) }
@@ -451,12 +408,13 @@ std::string type_name() {
   s += layout_name(info::layout);
   s += ", ";
   s += space_name(info::space);
-  static const char *const trait_names[] = {"Unmanaged", "RandomAccess", "Atomic", "Restrict", "Aligned"};
-  for (int b = 0; b < 5; ++b)
-    if (info::traits & (1u << b)) {
-      s += ", ";
-      s += trait_names[b];
-    }
+#define KOKKOS_PYTHON_DETAIL_TRAIT(ID, FLAG, NAME) \
+  if (info::traits & (FLAG)) {                     \
+    s += ", ";                                     \
+    s += NAME;                                     \
+  }
+  KOKKOS_PYTHON_TRAIT_ROWS(KOKKOS_PYTHON_DETAIL_TRAIT)
+#undef KOKKOS_PYTHON_DETAIL_TRAIT
   s += ">";
   return s;
 }

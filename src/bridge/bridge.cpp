@@ -8,12 +8,15 @@
 // to and from the device on every allocation and free),
 // byte copies through Kokkos::deep_copy and strided copy / fill kernels
 // run by each space's execution space. Every entry point is noexcept and
-// turns exceptions into a kp_status plus a message. Version differences
-// between Kokkos 3.4 and 4.x stay in this file behind KOKKOS_VERSION.
+// turns exceptions into a kp_status plus a message. Kokkos-version
+// differences are compat.hpp's.
 
 #include "bridge.h"
+#include "compat.hpp"
 #include "guard.hpp"
 #include "space_columns.hpp"
+
+#include "kokkos_python/compat.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -62,28 +65,29 @@ struct space_tag {
   using type = Space;
 };
 
-// The Kokkos type of each memory space this Kokkos has, by KP_SPACE_* (the
-// rest of a space's row is bridge.h's KP_SPACE_ROWS); void where this Kokkos
-// lacks it. with_space and space_index are built from this table.
+// The backends whose memory spaces the bridge serves: the host's, CUDA's and
+// HIP's (compat.hpp). Other backends' spaces read as unavailable.
+constexpr bool serves(kp_backend arg_backend) {
+#if defined(KP_COMPAT_HIP)
+  if (arg_backend == KP_BACKEND_HIP) return true;
+#endif
+  return arg_backend == KP_BACKEND_HOST || arg_backend == KP_BACKEND_CUDA;
+}
+
+// The Kokkos type of each memory space this Kokkos has and the bridge
+// serves, by KP_SPACE_* (the public compat.hpp's table of types; the rest of
+// a space's row is tables.h's); void otherwise. with_space and space_index
+// are built from this table.
 template <int Space>
 struct space_type {
   using type = void;
 };
-#define KP_SPACE_TYPE(id, kokkos_type) \
-  template <>                          \
-  struct space_type<KP_SPACE_##id> {   \
-    using type = kokkos_type;          \
+#define KP_SPACE_TYPE(id, kokkos_type)                                                          \
+  template <>                                                                                   \
+  struct space_type<KP_SPACE_##id> {                                                            \
+    using type = std::conditional_t<serves(k_space_backend[KP_SPACE_##id]), kokkos_type, void>; \
   };
-KP_SPACE_TYPE(HOST, Kokkos::HostSpace)
-#if defined(KOKKOS_ENABLE_CUDA)
-KP_SPACE_TYPE(CUDA, Kokkos::CudaSpace)
-KP_SPACE_TYPE(CUDA_UVM, Kokkos::CudaUVMSpace)
-KP_SPACE_TYPE(CUDA_HOST_PINNED, Kokkos::CudaHostPinnedSpace)
-#endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-KP_SPACE_TYPE(HIP, Kokkos::HIPSpace)
-KP_SPACE_TYPE(HIP_HOST_PINNED, Kokkos::HIPHostPinnedSpace)
-#endif
+KOKKOS_PYTHON_COMPAT_SPACE_TYPES(KP_SPACE_TYPE)
 #undef KP_SPACE_TYPE
 
 // The row's memory kind agrees with Kokkos: host-accessible unless DEVICE.
@@ -101,7 +105,7 @@ constexpr bool rows_match_kokkos(std::integer_sequence<int, Spaces...>) {
   return (row_matches_kokkos<Spaces>() && ...);
 }
 static_assert(rows_match_kokkos(std::make_integer_sequence<int, KP_SPACE_COUNT>{}),
-              "a memory kind in bridge.h's KP_SPACE_ROWS disagrees with Kokkos::SpaceAccessibility");
+              "a memory kind in tables.h's KOKKOS_PYTHON_SPACE_ROWS disagrees with Kokkos::SpaceAccessibility");
 
 // Calls arg_f(space_tag<Space>{}) for the Kokkos space behind arg_space;
 // returns KP_E_UNAVAILABLE when this Kokkos lacks it.
@@ -144,7 +148,7 @@ constexpr int exec_index() {
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return KP_EXEC_CUDA;
 #endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+#if defined(KP_COMPAT_HIP)
   if constexpr (std::is_same_v<Exec, Kokkos::HIP>) return KP_EXEC_HIP;
 #endif
   return -1;
@@ -404,7 +408,13 @@ kp_status with_element_size(size_t arg_size, kp_error *arg_err, F &&arg_f) {
 }
 
 // Host to host is one memmove: Kokkos' parallel host copy is slower than
-// memcpy on a few cores. Other pairs go through Kokkos.
+// memcpy on a few cores. Other pairs go through Kokkos' copy of bytes
+// between two memory spaces, Kokkos::Impl::DeepCopy, which has no public
+// spelling: the public call that makes the same copy, Kokkos::deep_copy of
+// two unmanaged View<char*> over the bytes (with an execution-space instance
+// or without), reports a Kokkos Tools deep copy of its own, with the empty
+// labels of unmanaged Views, inside the one kp_bridge_copy_bytes reports with
+// the Python Views' labels: a tool would see every copy twice.
 template <class D, class S>
 void raw_copy(void *arg_dst, const void *arg_src, size_t arg_bytes) {
   if constexpr (std::is_same_v<D, Kokkos::HostSpace> && std::is_same_v<S, Kokkos::HostSpace>)
@@ -445,13 +455,7 @@ extern "C" int kp_bridge_kokkos_version(void) noexcept { return KOKKOS_VERSION; 
 
 extern "C" int kp_bridge_is_initialized(void) noexcept { return Kokkos::is_initialized() ? 1 : 0; }
 
-extern "C" int kp_bridge_is_finalized(void) noexcept {
-#if KOKKOS_VERSION >= 40000
-  return (Kokkos::is_finalized() || g_finalized) ? 1 : 0;
-#else
-  return g_finalized ? 1 : 0;
-#endif
-}
+extern "C" int kp_bridge_is_finalized(void) noexcept { return (kokkos_says_finalized() || g_finalized) ? 1 : 0; }
 
 // Kokkos reads its numeric flags with std::stoi, whose only message is
 // "stoi": check them first and name the argument and what it needs.
@@ -460,11 +464,10 @@ static kp_status check_numeric_flag(const std::string &arg_arg, kp_error *arg_er
   static const char *const numeric[] = {"threads",   "num-threads", "numa",     "device",
                                         "device-id", "num-devices", "ndevices", "skip-device"};
   std::string name;
-  if (arg_arg.rfind("--kokkos-", 0) == 0) name = arg_arg.substr(9);
-#if KOKKOS_VERSION < 40000
-  else if (arg_arg.rfind("--", 0) == 0)  // 3.x still reads --threads=, --numa=, ...
+  if (arg_arg.rfind("--kokkos-", 0) == 0)
+    name = arg_arg.substr(9);
+  else if (k_reads_unprefixed_flags && arg_arg.rfind("--", 0) == 0)
     name = arg_arg.substr(2);
-#endif
   else
     return KP_OK;
   const size_t eq = name.find('=');
@@ -527,17 +530,10 @@ extern "C" kp_status kp_bridge_initialize(int argc, char **argv, const kp_init_s
     for (int i = 1; i < argc; ++i) args.emplace_back(argv[i] ? argv[i] : "");
     bool print_config = false;
     if (arg_s) {
-#if KOKKOS_VERSION >= 40000
-      const char *threads_flag = "--kokkos-num-threads=";
-      const char *tools_flag = "--kokkos-tools-libs=";
-#else
-      const char *threads_flag = "--kokkos-threads=";
-      const char *tools_flag   = "--kokkos-tools-library=";
-#endif
-      if (arg_s->num_threads > 0) args.push_back(threads_flag + std::to_string(arg_s->num_threads));
+      if (arg_s->num_threads > 0) args.push_back(k_threads_flag + std::to_string(arg_s->num_threads));
       if (arg_s->device_id >= 0) args.push_back("--kokkos-device-id=" + std::to_string(arg_s->device_id));
       if (arg_s->disable_warnings > 0) args.emplace_back("--kokkos-disable-warnings");
-      if (arg_s->tools_libs) args.push_back(std::string(tools_flag) + arg_s->tools_libs);
+      if (arg_s->tools_libs) args.push_back(std::string(k_tools_libs_flag) + arg_s->tools_libs);
       if (arg_s->tools_args) args.push_back(std::string("--kokkos-tools-args=") + arg_s->tools_args);
       print_config = arg_s->print_configuration > 0;
     }
@@ -576,12 +572,7 @@ extern "C" kp_status kp_bridge_finalize(kp_error *err) noexcept {
 extern "C" kp_status kp_bridge_fence(const char *label, kp_error *err) noexcept {
   return guarded(err, [&]() -> kp_status {
     if (auto s = require_initialized(err)) return s;
-#if KOKKOS_VERSION >= 30600
-    Kokkos::fence(label ? label : "kokkos.fence");
-#else
-    (void)label;
-    Kokkos::fence();
-#endif
+    labelled_fence(label ? label : "kokkos.fence");
     return KP_OK;
   });
 }
@@ -755,15 +746,9 @@ extern "C" kp_status kp_bridge_copy_bytes(int dst_space, void *dst, const char *
           Kokkos::Tools::beginDeepCopy(Kokkos::Tools::make_space_handle(D::name()), dst_label ? dst_label : "", dst,
                                        Kokkos::Tools::make_space_handle(S::name()), src_label ? src_label : "", src,
                                        bytes);
-#if KOKKOS_VERSION >= 30600
-        Kokkos::fence("kokkos.deep_copy: fence before copy");
+        labelled_fence("kokkos.deep_copy: fence before copy");
         raw_copy<D, S>(dst, src, bytes);
-        Kokkos::fence("kokkos.deep_copy: fence after copy");
-#else
-        Kokkos::fence();
-        raw_copy<D, S>(dst, src, bytes);
-        Kokkos::fence();
-#endif
+        labelled_fence("kokkos.deep_copy: fence after copy");
         if (report) Kokkos::Tools::endDeepCopy();
         return KP_OK;
       });

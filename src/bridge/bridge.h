@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kokkos_python/tables.h"
+
 /* noexcept for the C++ side of every bridge declaration (nothing in C). */
 #ifdef __cplusplus
 #define KP_NOEXCEPT noexcept
@@ -28,35 +30,19 @@ extern "C" {
 /* Kokkos' largest View rank. */
 #define KP_MAX_RANK 8
 
-/* Memory spaces: one row each, in the order the original pykokkos-base
- * numbered them, and the one place a space's name is spelled:
- *   X(id, name, aliases, DLPack device type, backend, memory kind)
- * aliases: a parenthesized list, each followed by a comma (Python's
- *   kokkos.Host, kokkos.Cuda, ...; at most 5);
- * DLPack device type: kDLCPU 1, kDLCUDA 2, kDLCUDAHost 3, kDLROCM 10,
- *   kDLROCMHost 11, kDLCUDAManaged 13, kDLOneAPI 14 (0: none);
- * backend: the device runtime behind it (KP_BACKEND_*);
- * memory kind (KP_MEMORY_*): HOST, PINNED (host memory the device reads)
- *   and MANAGED are host-accessible, DEVICE is device-only.
- * A new space is a row here plus its Kokkos type in bridge.cpp's
- * KP_SPACE_TYPE table; the core's table (space.c), the Python enumeration
- * and the exchange code's device checks are built from these rows. */
-#define KP_SPACE_ROWS(X)                                                                   \
-  X(HOST, "HostSpace", ("Host", "Serial", "OpenMP", "Threads", "HPX", ), 1, HOST, HOST)    \
-  X(CUDA, "CudaSpace", ("Cuda", ), 2, CUDA, DEVICE)                                        \
-  X(CUDA_UVM, "CudaUVMSpace", ("SharedSpace", ), 13, CUDA, MANAGED)                        \
-  X(CUDA_HOST_PINNED, "CudaHostPinnedSpace", ("SharedHostPinnedSpace", ), 3, CUDA, PINNED) \
-  X(HBW, "HBWSpace", (), 1, HOST, HOST)                                                    \
-  X(HIP, "HIPSpace", ("HIP", ), 10, HIP, DEVICE)                                           \
-  X(HIP_HOST_PINNED, "HIPHostPinnedSpace", (), 11, HIP, PINNED)                            \
-  X(OPENMP_TARGET, "OpenMPTargetSpace", ("OpenMPTarget", ), 0, OPENMP_TARGET, DEVICE)      \
-  X(SYCL_SHARED_USM, "SYCLSharedUSMSpace", ("SYCL", ), 14, SYCL, MANAGED)                  \
-  X(SYCL_DEVICE_USM, "SYCLDeviceUSMSpace", (), 14, SYCL, DEVICE)
-#define KP_SPACE_ENUM_ROW(id, name, aliases, dlpack, backend, kind) KP_SPACE_##id,
-typedef enum kp_space { KP_SPACE_ROWS(KP_SPACE_ENUM_ROW) KP_SPACE_COUNT } kp_space;
+/* Memory spaces: the rows of the public header's KOKKOS_PYTHON_SPACE_ROWS
+ * (include/kokkos_python/tables.h: its number, name, aliases, DLPack device
+ * type, backend and memory kind), the one place a space's name is spelled.
+ * A new space is a row there plus its Kokkos type in compat.hpp's
+ * KOKKOS_PYTHON_COMPAT_SPACE_TYPES; the core's table (space.c), the Python
+ * enumeration, the bridge's dispatch and the exchange code's device checks
+ * are built from the rows. KP_SPACE_<id> is a row's place (capi.c checks it
+ * against its number). */
+#define KP_SPACE_ENUM_ROW(id, ...) KP_SPACE_##id,
+typedef enum kp_space { KOKKOS_PYTHON_SPACE_ROWS(KP_SPACE_ENUM_ROW) KP_SPACE_COUNT } kp_space;
 #undef KP_SPACE_ENUM_ROW
 
-/* The backend column of KP_SPACE_ROWS (names: kp_backend_names, space.c). */
+/* The backend column of the space rows (names: kp_backend_names, space.c). */
 typedef enum kp_backend {
   KP_BACKEND_HOST,
   KP_BACKEND_CUDA,
@@ -65,7 +51,7 @@ typedef enum kp_backend {
   KP_BACKEND_OPENMP_TARGET,
   KP_BACKEND_COUNT
 } kp_backend;
-/* The memory-kind column of KP_SPACE_ROWS (names: kp_memory_kind_names). */
+/* The memory-kind column of the space rows (names: kp_memory_kind_names). */
 typedef enum kp_memory_kind {
   KP_MEMORY_HOST,
   KP_MEMORY_DEVICE,
@@ -73,10 +59,10 @@ typedef enum kp_memory_kind {
   KP_MEMORY_PINNED,
   KP_MEMORY_KIND_COUNT
 } kp_memory_kind;
-/* One column of KP_SPACE_ROWS as an initializer list, indexed by space:
- * {KP_SPACE_ROWS(KP_SPACE_BACKEND_OF)}, {KP_SPACE_ROWS(KP_SPACE_KIND_OF)}. */
-#define KP_SPACE_BACKEND_OF(id, name, aliases, dlpack, backend, kind) KP_BACKEND_##backend,
-#define KP_SPACE_KIND_OF(id, name, aliases, dlpack, backend, kind) KP_MEMORY_##kind,
+/* One column of the space rows as an initializer list, indexed by space:
+ * {KOKKOS_PYTHON_SPACE_ROWS(KP_SPACE_BACKEND_OF)}, and KP_SPACE_KIND_OF. */
+#define KP_SPACE_BACKEND_OF(id, number, name, aliases, dlpack, backend, kind) KP_BACKEND_##backend,
+#define KP_SPACE_KIND_OF(id, number, name, aliases, dlpack, backend, kind) KP_MEMORY_##kind,
 
 /* Execution spaces (backends), in the original's order. */
 typedef enum kp_exec_space {

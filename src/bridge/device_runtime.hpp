@@ -2,7 +2,8 @@
 // HIP's), as one traits template, so code that works with streams, events,
 // pointer attributes or registered host memory is written once over the
 // backend. device_runtime<Kokkos::Cuda> exists where Kokkos has CUDA,
-// device_runtime<Kokkos::HIP> where it has HIP (Kokkos 4+); nothing else.
+// device_runtime<Kokkos::HIP> where the bridge serves HIP (KP_COMPAT_HIP,
+// compat.hpp); nothing else.
 //
 // Every member is a thin, noexcept call into the runtime returning its error
 // code; success is `success`, and a failed call leaves the runtime's sticky
@@ -15,6 +16,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "bridge.h"
+#include "compat.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -102,7 +104,7 @@ struct device_runtime<Kokkos::Cuda> {
 };
 #endif
 
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+#if defined(KP_COMPAT_HIP)
 template <>
 struct device_runtime<Kokkos::HIP> {
   using error_type = hipError_t;
@@ -174,7 +176,7 @@ struct device_runtime<Kokkos::HIP> {
 #if defined(KOKKOS_ENABLE_CUDA)
 #define KOKKOS_PYTHON_DEVICE_RUNTIME 1
 using build_runtime = device_runtime<Kokkos::Cuda>;
-#elif defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+#elif defined(KP_COMPAT_HIP)
 #define KOKKOS_PYTHON_DEVICE_RUNTIME 1
 using build_runtime = device_runtime<Kokkos::HIP>;
 #endif

@@ -5,6 +5,7 @@
 // the backend (CUDA, HIP); every entry point is noexcept.
 
 #include "exchange_bridge.h"
+#include "compat.hpp"
 #include "device_runtime.hpp"
 #include "guard.hpp"
 #include "space_columns.hpp"
@@ -56,7 +57,7 @@ T with_runtime(int arg_space, T arg_none, F &&arg_f) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if (is_cuda_space(arg_space)) return arg_f(device_runtime<Kokkos::Cuda>{});
 #endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+#if defined(KP_COMPAT_HIP)
   if (is_hip_space(arg_space)) return arg_f(device_runtime<Kokkos::HIP>{});
 #endif
   (void)arg_space;
@@ -139,7 +140,7 @@ extern "C" uintptr_t kp_bridge_kokkos_stream(int arg_space) noexcept {
       return s_stream;
     }
 #endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+#if defined(KP_COMPAT_HIP)
     if (is_hip_space(arg_space) && Kokkos::is_initialized())
       return reinterpret_cast<uintptr_t>(Kokkos::HIP().hip_stream());
 #endif
@@ -186,46 +187,46 @@ extern "C" int kp_bridge_pageable_access(int arg_space) noexcept {
   }
 }
 
-extern "C" kp_status kp_bridge_stream_synchronize(int arg_space, uintptr_t arg_stream, kp_error *arg_err) noexcept {
-  try {
-    const kp_status status = with_runtime(arg_space, KP_E_UNAVAILABLE, [&](auto arg_runtime) {
-      using R = decltype(arg_runtime);
-      typename R::error_type e = R::stream_synchronize(R::stream_of(arg_stream));
-      return e == R::success ? KP_OK : runtime_failure<R>(arg_err, e);
-    });
+// Runs arg_f(device_runtime<Backend>{}) for arg_space's device runtime, a
+// C++ exception becoming a status and a message (arg_unknown for one not
+// derived from std::exception); a space without a device runtime has no
+// streams to order (no_device_streams).
+template <class F>
+kp_status on_device_streams(int arg_space, kp_error *arg_err, const char *arg_unknown, F &&arg_f) noexcept {
+  return guarded_call(arg_err, arg_unknown, [&]() -> kp_status {
+    const kp_status status = with_runtime(arg_space, KP_E_UNAVAILABLE, arg_f);
     return status == KP_E_UNAVAILABLE ? no_device_streams(arg_space, arg_err) : status;
-  } catch (std::exception &e) {
-    return fail(arg_err, KP_E_KOKKOS, e.what());
-  } catch (...) {
-    return fail(arg_err, KP_E_KOKKOS, "synchronizing a stream raised an unknown C++ exception");
-  }
+  });
+}
+
+extern "C" kp_status kp_bridge_stream_synchronize(int arg_space, uintptr_t arg_stream, kp_error *arg_err) noexcept {
+  return on_device_streams(arg_space, arg_err, "synchronizing a stream raised an unknown C++ exception",
+                           [&](auto arg_runtime) {
+                             using R = decltype(arg_runtime);
+                             typename R::error_type e = R::stream_synchronize(R::stream_of(arg_stream));
+                             return e == R::success ? KP_OK : runtime_failure<R>(arg_err, e);
+                           });
 }
 
 extern "C" kp_status kp_bridge_stream_wait(int arg_space, uintptr_t arg_waiter, uintptr_t arg_producer,
                                            kp_error *arg_err) noexcept {
   if (arg_waiter == arg_producer) return KP_OK;
-  try {
-    const kp_status status = with_runtime(arg_space, KP_E_UNAVAILABLE, [&](auto arg_runtime) {
-      using R = decltype(arg_runtime);
+  return on_device_streams(arg_space, arg_err, "ordering two streams raised an unknown C++ exception",
+                           [&](auto arg_runtime) {
+                             using R = decltype(arg_runtime);
 #if defined(KOKKOS_ENABLE_CUDA)
-      // The legacy default stream and a blocking stream wait for each
-      // other's earlier work by themselves.
-      if constexpr (R::has_legacy_stream) {
-        if ((arg_waiter == 1 && cuda_syncs_with_legacy(arg_producer)) ||
-            (arg_producer == 1 && cuda_syncs_with_legacy(arg_waiter)))
-          return KP_OK;
-      }
+                             // The legacy default stream and a blocking stream wait for each
+                             // other's earlier work by themselves.
+                             if constexpr (R::has_legacy_stream) {
+                               if ((arg_waiter == 1 && cuda_syncs_with_legacy(arg_producer)) ||
+                                   (arg_producer == 1 && cuda_syncs_with_legacy(arg_waiter)))
+                                 return KP_OK;
+                             }
 #endif
-      typename R::event_type event = nullptr;
-      typename R::error_type e = event_for<R>(kp_bridge_device_id(arg_space), event);
-      if (e == R::success) e = R::event_record(event, R::stream_of(arg_producer));
-      if (e == R::success) e = R::stream_wait_event(R::stream_of(arg_waiter), event);
-      return e == R::success ? KP_OK : runtime_failure<R>(arg_err, e);
-    });
-    return status == KP_E_UNAVAILABLE ? no_device_streams(arg_space, arg_err) : status;
-  } catch (std::exception &e) {
-    return fail(arg_err, KP_E_KOKKOS, e.what());
-  } catch (...) {
-    return fail(arg_err, KP_E_KOKKOS, "ordering two streams raised an unknown C++ exception");
-  }
+                             typename R::event_type event = nullptr;
+                             typename R::error_type e = event_for<R>(kp_bridge_device_id(arg_space), event);
+                             if (e == R::success) e = R::event_record(event, R::stream_of(arg_producer));
+                             if (e == R::success) e = R::stream_wait_event(R::stream_of(arg_waiter), event);
+                             return e == R::success ? KP_OK : runtime_failure<R>(arg_err, e);
+                           });
 }

@@ -8,14 +8,16 @@
 // stores nullptr. The profiling calls (regions, sections, events,
 // metadata) are thin noexcept wrappers over Kokkos::Tools.
 //
-// Version differences (Kokkos 3.4 to 4.x) stay here behind KOKKOS_VERSION:
-// 3.4 has no set_request_tool_settings_callback /
-// set_provide_tool_programming_interface_callback, but its EventSet has
-// both fields, so they are set through get_callbacks / set_callbacks.
+// Version differences are compat.hpp's: 3.4 has no
+// set_request_tool_settings_callback /
+// set_provide_tool_programming_interface_callback
+// (KP_COMPAT_TOOL_SETTINGS_SETTERS), but its EventSet has both fields, so
+// they are set through get_callbacks / set_callbacks.
 //
 // The tuning events' trampolines live in tuning_bridge.cpp; their rows sit
 // at the end of this file's table.
 
+#include "compat.hpp"
 #include "guard.hpp"
 #include "tools_bridge.h"
 #include "tuning_trampolines.hpp"
@@ -243,7 +245,7 @@ const event_row g_events[KP_TOOLS_EVENT_COUNT] = {
     KOKKOS_PYTHON_EVENT(set_dual_view_sync_callback, sync_dual_view, tr_dual_view<KP_TOOLS_DUAL_VIEW_SYNC>),
     KOKKOS_PYTHON_EVENT(set_dual_view_modify_callback, modify_dual_view, tr_dual_view<KP_TOOLS_DUAL_VIEW_MODIFY>),
     KOKKOS_PYTHON_EVENT(set_declare_metadata_callback, declare_metadata, tr_metadata),
-#if KOKKOS_VERSION >= 30600
+#if defined(KP_COMPAT_TOOL_SETTINGS_SETTERS)
     KOKKOS_PYTHON_EVENT(set_request_tool_settings_callback, request_tool_settings, tr_tool_settings),
     KOKKOS_PYTHON_EVENT(set_provide_tool_programming_interface_callback, provide_tool_programming_interface,
                         tr_programming_interface),

@@ -1,6 +1,6 @@
 /* core.h: what every layer of the kokkos._core extension shares: Python.h,
- * the bridge's C header and compat.h; the enum tables' rows (dtypes,
- * layouts, memory traits: the numbers of the C ABI); the module state and
+ * the bridge's C header and compat.h; the enumerations of the public
+ * header's rows (dtypes, layouts, memory traits); the module state and
  * what it holds. Each layer's functions and types are in its own header,
  * beside its files: base/base.h, model/model.h, copy/copy.h,
  * exchange/exchange.h, access/access.h, tools/tools.h, and top.h for the
@@ -23,56 +23,33 @@
 #include "bridge.h"
 #include "compat.h"
 
-/* ---- dtypes -------------------------------------------------------------- */
+/* ---- dtypes, layouts, memory traits -------------------------------------- */
 
-/* The dtypes, one row each in C ABI order (float16 appended after bool):
- * the KP_DTYPE_* numbers, and capi.c checks each against the public
- * header's KOKKOS_PYTHON_* number. The rest of a row (name, aliases,
- * sizes, formats) is kp_dtypes' row in dtype.c. */
-#define KP_DTYPE_ROWS(X) \
-  X(INT8)                \
-  X(INT16)               \
-  X(INT32)               \
-  X(INT64)               \
-  X(UINT8)               \
-  X(UINT16)              \
-  X(UINT32)              \
-  X(UINT64)              \
-  X(FLOAT32)             \
-  X(FLOAT64)             \
-  X(COMPLEX64)           \
-  X(COMPLEX128)          \
-  X(BOOL)                \
-  X(FLOAT16)
-#define KP_DTYPE_ENUM_ROW(id) KP_DTYPE_##id,
-enum { KP_DTYPE_ROWS(KP_DTYPE_ENUM_ROW) KP_DTYPE_COUNT };
+/* The rows are the public header's (include/kokkos_python/tables.h, which
+ * bridge.h includes): a dtype, a layout or a memory trait is one row there.
+ * KP_DTYPE_<id> is a row's place in its list, which capi.c checks against
+ * the row's number in the C interface; the rest of a dtype's row makes
+ * kp_dtypes (dtype.c), of a layout's and a trait's kp_layout_names and
+ * kp_traits (space.c). */
+#define KP_DTYPE_ENUM_ROW(id, ...) KP_DTYPE_##id,
+enum { KOKKOS_PYTHON_DTYPE_ROWS(KP_DTYPE_ENUM_ROW) KP_DTYPE_COUNT };
 #undef KP_DTYPE_ENUM_ROW
 
-/* ---- layouts, memory traits ---------------------------------------------- */
-
-/* Layouts, one row each (numbers checked against the public header in capi.c;
- * names in kp_layout_names, space.c). */
-#define KP_LAYOUT_ROWS(X) X(RIGHT) X(LEFT) X(STRIDE)
-#define KP_LAYOUT_ENUM_ROW(id) KP_LAYOUT_##id,
-enum { KP_LAYOUT_ROWS(KP_LAYOUT_ENUM_ROW) KP_LAYOUT_COUNT };
+#define KP_LAYOUT_ENUM_ROW(id, ...) KP_LAYOUT_##id,
+enum { KOKKOS_PYTHON_LAYOUT_ROWS(KP_LAYOUT_ENUM_ROW) KP_LAYOUT_COUNT };
 #undef KP_LAYOUT_ENUM_ROW
 
-/* Memory traits are flags, as Kokkos::MemoryTraits<...>: one row each
- * (id, flag), Managed (no flag) first, the others in flag order; numbers
- * checked against the public header in capi.c, names in kp_traits
- * (space.c), which everything else (the View repr, the class names, the
- * Python IntFlag) reads. */
-#define KP_TRAIT_ROWS(X) \
-  X(MANAGED, 0)          \
-  X(UNMANAGED, 1)        \
-  X(RANDOM_ACCESS, 2)    \
-  X(ATOMIC, 4)           \
-  X(RESTRICT, 8)         \
-  X(ALIGNED, 16)
-#define KP_TRAIT_ENUM_ROW(id, flag) KP_TRAIT_##id = flag,
-#define KP_TRAIT_COUNT_ROW(id, flag) +1
-enum { KP_TRAIT_ROWS(KP_TRAIT_ENUM_ROW) KP_TRAIT_ALL = 31, KP_TRAIT_COUNT = 0 KP_TRAIT_ROWS(KP_TRAIT_COUNT_ROW) };
+/* Memory traits are flags, as Kokkos::MemoryTraits<...>; KP_TRAIT_ALL is
+ * every flag. */
+#define KP_TRAIT_ENUM_ROW(id, flag, name) KP_TRAIT_##id = flag,
+#define KP_TRAIT_ALL_ROW(id, flag, name) | flag
+#define KP_TRAIT_COUNT_ROW(id, flag, name) +1
+enum {
+  KOKKOS_PYTHON_TRAIT_ROWS(KP_TRAIT_ENUM_ROW) KP_TRAIT_ALL = 0 KOKKOS_PYTHON_TRAIT_ROWS(KP_TRAIT_ALL_ROW),
+  KP_TRAIT_COUNT = 0 KOKKOS_PYTHON_TRAIT_ROWS(KP_TRAIT_COUNT_ROW)
+};
 #undef KP_TRAIT_ENUM_ROW
+#undef KP_TRAIT_ALL_ROW
 #undef KP_TRAIT_COUNT_ROW
 
 /* ---- module state -------------------------------------------------------- */

@@ -49,6 +49,7 @@ class dtype(IntEnum):
 
     @property
     def dtype(self) -> Any: ...  # the numpy.dtype
+    # generated: dtype members (tests/test_stubs.py --write)
     int8 = ...
     int16 = ...
     int32 = ...
@@ -79,17 +80,19 @@ class dtype(IntEnum):
     single = ...
     double = ...
     complex_float = ...
-    complex_double = ...
-    complex_float_dtype = ...
-    complex_double_dtype = ...
     complex_float32_dtype = ...
+    complex_float_dtype = ...
+    complex_double = ...
     complex_float64_dtype = ...
+    complex_double_dtype = ...
     bool_ = ...
     half = ...
+    # end of generated
 
 class device(IntEnum):
     """Kokkos execution spaces (backends)."""
 
+    # generated: device members (tests/test_stubs.py --write)
     Serial = ...
     Threads = ...
     OpenMP = ...
@@ -100,10 +103,12 @@ class device(IntEnum):
     OpenMPTarget = ...
     DefaultExecutionSpace = ...
     DefaultHostExecutionSpace = ...
+    # end of generated
 
 class memory_space(IntEnum):
     """Kokkos memory spaces."""
 
+    # generated: memory_space members (tests/test_stubs.py --write)
     HostSpace = ...
     CudaSpace = ...
     CudaUVMSpace = ...
@@ -111,7 +116,6 @@ class memory_space(IntEnum):
     HBWSpace = ...
     HIPSpace = ...
     HIPHostPinnedSpace = ...
-    HIPManagedSpace = ...
     OpenMPTargetSpace = ...
     SYCLSharedUSMSpace = ...
     SYCLDeviceUSMSpace = ...
@@ -119,30 +123,36 @@ class memory_space(IntEnum):
     DefaultHostMemorySpace = ...
     Host = ...
     Serial = ...
-    Threads = ...
     OpenMP = ...
+    Threads = ...
     HPX = ...
     Cuda = ...
     HIP = ...
     OpenMPTarget = ...
     SYCL = ...
+    HIPManagedSpace = ...
+    # end of generated
 
 class layout(IntEnum):
     """Kokkos array layouts."""
 
+    # generated: layout members (tests/test_stubs.py --write)
     LayoutRight = ...
     LayoutLeft = ...
     LayoutStride = ...
+    # end of generated
 
 class memory_trait(IntFlag):
     """Kokkos memory traits; combine them with | as Kokkos::MemoryTraits."""
 
+    # generated: memory_trait members (tests/test_stubs.py --write)
     Managed = 0
     Unmanaged = 1
     RandomAccess = 2
     Atomic = 4
     Restrict = 8
     Aligned = 16
+    # end of generated
 
 dtypes: tuple[dtype, ...]
 all_dtypes: tuple[dtype, ...]
@@ -152,6 +162,7 @@ layouts: tuple[layout, ...]
 memory_traits: tuple[memory_trait, ...]
 
 # the members as module attributes (memory spaces win over execution spaces of the same name)
+# generated: module attributes (tests/test_stubs.py --write)
 int8: dtype
 int16: dtype
 int32: dtype
@@ -182,11 +193,11 @@ float: dtype
 single: dtype
 double: dtype
 complex_float: dtype
-complex_double: dtype
-complex_float_dtype: dtype
-complex_double_dtype: dtype
 complex_float32_dtype: dtype
+complex_float_dtype: dtype
+complex_double: dtype
 complex_float64_dtype: dtype
+complex_double_dtype: dtype
 bool_: dtype
 half: dtype
 Serial: memory_space
@@ -206,13 +217,13 @@ CudaHostPinnedSpace: memory_space
 HBWSpace: memory_space
 HIPSpace: memory_space
 HIPHostPinnedSpace: memory_space
-HIPManagedSpace: memory_space
 OpenMPTargetSpace: memory_space
 SYCLSharedUSMSpace: memory_space
 SYCLDeviceUSMSpace: memory_space
 DefaultMemorySpace: memory_space
 DefaultHostMemorySpace: memory_space
 Host: memory_space
+HIPManagedSpace: memory_space
 LayoutRight: layout
 LayoutLeft: layout
 LayoutStride: layout
@@ -222,6 +233,7 @@ RandomAccess: memory_trait
 Atomic: memory_trait
 Restrict: memory_trait
 Aligned: memory_trait
+# end of generated
 
 # ---- the runtime ----
 
@@ -289,144 +301,36 @@ def cxx_standard() -> _int: ...
 def cxxflags() -> list[str]: ...
 def build_config() -> dict[str, Any]: ...
 
+# generated: __all__ (tests/test_stubs.py --write)
+# fmt: off
 __all__ = [
-    "DynRankView",
-    "ExecutionSpaceInstance",
+    "DynRankView", "ExecutionSpaceInstance", "HostAccessError", "DeviceAccessError", "Shape", "View", "array",
+    "all_dtypes", "asarray", "build_config", "complex_float32", "complex_float64", "convert_dtype", "create_mirror",
+    "create_mirror_view", "create_mirror_view_and_copy", "deep_copy", "device", "device_id", "devices", "dtype",
+    "dtypes", "enabled_backends", "enabled_memory_spaces", "fence", "finalize", "from_dlpack", "get_cmake_dir",
+    "get_device_available", "get_dtype", "get_execution_space", "get_execution_space_available", "get_host_accessible",
+    "get_include", "get_kokkos_include", "get_kokkos_library", "get_layout", "get_layout_available",
+    "get_memory_space", "get_memory_space_available", "get_memory_trait", "get_memory_trait_available", "include_dirs",
+    "initialize", "is_finalized", "is_initialized", "kokkos_version", "layout", "layouts", "ldflags", "cxx_standard",
+    "cxxflags", "libpykokkos", "max_concrete_rank", "memory_space", "memory_spaces", "memory_trait", "memory_traits",
+    "mpi", "pickling", "print_configuration", "read_dtype", "tools", "unmanaged_array", "version", "version_info",
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "complex64",
+    "complex128", "float16", "signed_char", "char", "short", "long", "long_long", "unsigned_char", "unsigned_short",
+    "unsigned", "unsigned_int", "unsigned_long", "unsigned_long_long", "single", "double", "complex_float",
+    "complex_float32_dtype", "complex_float_dtype", "complex_double", "complex_float64_dtype", "complex_double_dtype",
+    "bool_", "half", "Serial", "Threads", "OpenMP", "Cuda", "HPX", "HIP", "SYCL", "OpenMPTarget",
+    "DefaultExecutionSpace", "DefaultHostExecutionSpace", "HostSpace", "CudaSpace", "CudaUVMSpace",
+    "CudaHostPinnedSpace", "HBWSpace", "HIPSpace", "HIPHostPinnedSpace", "OpenMPTargetSpace", "SYCLSharedUSMSpace",
+    "SYCLDeviceUSMSpace", "DefaultMemorySpace", "DefaultHostMemorySpace", "Host", "HIPManagedSpace", "LayoutRight",
+    "LayoutLeft", "LayoutStride", "Managed", "Unmanaged", "RandomAccess", "Atomic", "Restrict", "Aligned",
     "KokkosExecutionSpace_Serial",
-    "HostAccessError",
-    "DeviceAccessError",
-    "Shape",
-    "View",
-    "array",
-    "all_dtypes",
-    "asarray",
-    "build_config",
-    "complex_float32",
-    "complex_float64",
-    "convert_dtype",
-    "create_mirror",
-    "create_mirror_view",
-    "create_mirror_view_and_copy",
-    "deep_copy",
-    "device",
-    "device_id",
-    "devices",
-    "dtype",
-    "dtypes",
-    "enabled_backends",
-    "enabled_memory_spaces",
-    "fence",
-    "finalize",
-    "from_dlpack",
-    "get_cmake_dir",
-    "get_device_available",
-    "get_dtype",
-    "get_execution_space",
-    "get_execution_space_available",
-    "get_host_accessible",
-    "get_include",
-    "get_kokkos_include",
-    "get_kokkos_library",
-    "get_layout",
-    "get_layout_available",
-    "get_memory_space",
-    "get_memory_space_available",
-    "get_memory_trait",
-    "get_memory_trait_available",
-    "include_dirs",
-    "initialize",
-    "is_finalized",
-    "is_initialized",
-    "kokkos_version",
-    "layout",
-    "layouts",
-    "ldflags",
-    "cxx_standard",
-    "cxxflags",
-    "libpykokkos",
-    "max_concrete_rank",
-    "memory_space",
-    "memory_spaces",
-    "memory_trait",
-    "memory_traits",
-    "mpi",
-    "pickling",
-    "print_configuration",
-    "read_dtype",
-    "tools",
-    "unmanaged_array",
-    "version",
-    "version_info",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-    "float16",
-    "signed_char",
-    "char",
-    "short",
-    "long",
-    "long_long",
-    "unsigned_char",
-    "unsigned_short",
-    "unsigned",
-    "unsigned_int",
-    "unsigned_long",
-    "unsigned_long_long",
-    "single",
-    "double",
-    "complex_float",
-    "complex_double",
-    "complex_float_dtype",
-    "complex_double_dtype",
-    "complex_float32_dtype",
-    "complex_float64_dtype",
-    "bool_",
-    "half",
-    "Serial",
-    "Threads",
-    "OpenMP",
-    "Cuda",
-    "HPX",
-    "HIP",
-    "SYCL",
-    "OpenMPTarget",
-    "DefaultExecutionSpace",
-    "DefaultHostExecutionSpace",
-    "HostSpace",
-    "CudaSpace",
-    "CudaUVMSpace",
-    "CudaHostPinnedSpace",
-    "HBWSpace",
-    "HIPSpace",
-    "HIPHostPinnedSpace",
-    "HIPManagedSpace",
-    "OpenMPTargetSpace",
-    "SYCLSharedUSMSpace",
-    "SYCLDeviceUSMSpace",
-    "DefaultMemorySpace",
-    "DefaultHostMemorySpace",
-    "Host",
-    "LayoutRight",
-    "LayoutLeft",
-    "LayoutStride",
-    "Managed",
-    "Unmanaged",
-    "RandomAccess",
-    "Atomic",
-    "Restrict",
-    "Aligned",
 ]
+# fmt: on
+# end of generated
 
 # The backends' execution-space classes, one per enabled backend
 # (KokkosExecutionSpace_Serial, ..._OpenMP, ..._Cuda, ...); the stubs are
 # checked against CI's build, which has Serial only.
+# generated: execution-space classes (tests/test_stubs.py --write)
 KokkosExecutionSpace_Serial: type[ExecutionSpaceInstance]
+# end of generated

@@ -56,7 +56,16 @@ static int parse_shape(PyObject *shape, kokkos_python_view_desc *d) {
   return 0;
 }
 
-static const int64_t itemsizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 1, 2};
+/* Bytes per element of each dtype, from the public rows (tables.h): a
+ * complex element is two of its C type. */
+#define VALUES_INT 1
+#define VALUES_UINT 1
+#define VALUES_REAL 1
+#define VALUES_HALF 1
+#define VALUES_BOOL 1
+#define VALUES_COMPLEX 2
+#define ITEMSIZE(id, number, name, aliases, kind, type, ...) [number] = VALUES_##kind * (int64_t)sizeof(type),
+static const int64_t itemsizes[] = {KOKKOS_PYTHON_DTYPE_ROWS(ITEMSIZE)};
 _Static_assert(sizeof itemsizes / sizeof itemsizes[0] == KOKKOS_PYTHON_DTYPE_COUNT, "one itemsize per dtype");
 
 static PyObject *from_malloc(PyObject *self, PyObject *args, PyObject *kw) {

@@ -13,6 +13,8 @@
 
 typedef enum kp_dtype_kind { KP_KIND_BOOL, KP_KIND_INT, KP_KIND_UINT, KP_KIND_FLOAT, KP_KIND_COMPLEX } kp_dtype_kind;
 
+/* One dtype: a row of the public header's KOKKOS_PYTHON_DTYPE_ROWS
+ * (tables.h), with what follows from its kind and C type. */
 typedef struct kp_dtype {
   const char *name;       /* canonical name: "float64" */
   const char *aliases[4]; /* the original package's aliases: "double", ... */
@@ -43,9 +45,10 @@ int kp_dtype_from_typestr(const char *typestr);
 
 /* ---- memory spaces, layouts, traits (space.c) ---------------------------- */
 
-/* One memory space: a row of bridge.h's KP_SPACE_ROWS, by space number. */
+/* One memory space: a row of the public header's KOKKOS_PYTHON_SPACE_ROWS
+ * (tables.h), by space number. */
 typedef struct kp_space_info {
-  const char *name;       /* the space's name, spelled only in KP_SPACE_ROWS */
+  const char *name;       /* the space's name, spelled only in its row */
   const char *aliases[6]; /* other names Python accepts; NULL-terminated */
   int dlpack_device;      /* DLPack device type (0: none) */
   int backend;            /* KP_BACKEND_* */

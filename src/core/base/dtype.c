@@ -1,76 +1,29 @@
-/* dtype.c: the dtype table (one row per element type) and the conversions
- * from Python objects naming a dtype. */
+/* dtype.c: the dtype table, made from the public header's rows (tables.h:
+ * a dtype is one row there), each row's element reader and writer, and the
+ * conversions from Python objects naming a dtype. */
 #include "core.h"
 #include "base.h"
 
-#include <complex.h>
-#include <limits.h>
 #include <math.h>
 #include <string.h>
 
-/* ---- element readers ---------------------------------------------------------- */
+/* ---- converting one element ------------------------------------------------- */
 
-#define KP_GET_INT(NAME, T)                   \
-  static PyObject *NAME(const char *p) {      \
-    T v;                                      \
-    memcpy(&v, p, sizeof v);                  \
-    return PyLong_FromLongLong((long long)v); \
-  }
-#define KP_GET_UINT(NAME, T)                                   \
-  static PyObject *NAME(const char *p) {                       \
-    T v;                                                       \
-    memcpy(&v, p, sizeof v);                                   \
-    return PyLong_FromUnsignedLongLong((unsigned long long)v); \
-  }
-KP_GET_INT(get_i8, int8_t)
-KP_GET_INT(get_i16, int16_t)
-KP_GET_INT(get_i32, int32_t)
-KP_GET_INT(get_i64, int64_t)
-KP_GET_UINT(get_u8, uint8_t)
-KP_GET_UINT(get_u16, uint16_t)
-KP_GET_UINT(get_u32, uint32_t)
-KP_GET_UINT(get_u64, uint64_t)
-
-static PyObject *get_f32(const char *p) {
-  float v;
-  memcpy(&v, p, sizeof v);
-  return PyFloat_FromDouble(v);
-}
-static PyObject *get_f64(const char *p) {
-  double v;
-  memcpy(&v, p, sizeof v);
-  return PyFloat_FromDouble(v);
-}
-static PyObject *get_c64(const char *p) {
-  float v[2];
-  memcpy(v, p, sizeof v);
-  return PyComplex_FromDoubles(v[0], v[1]);
-}
-static PyObject *get_c128(const char *p) {
-  double v[2];
-  memcpy(v, p, sizeof v);
-  return PyComplex_FromDoubles(v[0], v[1]);
-}
-static PyObject *get_bool(const char *p) { return PyBool_FromLong(*p != 0); }
-
-/* float16 converts through kp_pack_half / kp_unpack_half (compat.h). */
-static PyObject *get_f16(const char *p) {
-  double v = kp_unpack_half(p);
-  if (v == -1.0 && PyErr_Occurred()) return NULL;
-  return PyFloat_FromDouble(v);
-}
-
-/* ---- element writers ----------------------------------------------------------- */
+/* Each row of KOKKOS_PYTHON_DTYPE_ROWS gets a reader and a writer made by its
+ * kind from its C type (KP_GET_<kind>, KP_SET_<kind>): a new dtype of a known
+ * kind is its row alone. The helpers below are those the kinds share. */
 
 static int reject(PyObject *obj, const char *what) {
   PyErr_Format(PyExc_TypeError, "cannot store a %.100s in a View of %s", Py_TYPE(obj)->tp_name, what);
   return -1;
 }
 
-/* Integer value of obj for an integer View: ints and objects with __index__
- * exactly, real numbers truncated toward zero (as NumPy does). Sets *neg and
- * the magnitude-carrying value in *s (signed) or *u (unsigned). */
-static int int_value(PyObject *obj, const char *what, int is_unsigned, long long *s, unsigned long long *u) {
+/* Integer value of obj for a View of a size-byte integer type: ints and
+ * objects with __index__ exactly, real numbers truncated toward zero (as
+ * NumPy does); OverflowError outside the type's range. Sets the value in *s
+ * (signed) or *u (unsigned). */
+static int int_value(PyObject *obj, const char *what, int is_unsigned, size_t size, long long *s,
+                     unsigned long long *u) {
   if (PyUnicode_Check(obj) || PyBytes_Check(obj) || PyComplex_Check(obj)) return reject(obj, what);
   PyObject *num = NULL;
   if (PyLong_Check(obj)) {
@@ -109,6 +62,9 @@ static int int_value(PyObject *obj, const char *what, int is_unsigned, long long
       return -1;
     }
   }
+  /* the type's range, from its size */
+  const long long smax = (long long)(~0ULL >> (65 - 8 * size));
+  if (is_unsigned ? *u > (~0ULL >> (64 - 8 * size)) : (*s > smax || *s < -smax - 1)) overflow = 1;
   if (overflow) {
     PyErr_Format(PyExc_OverflowError, "value %S is out of range for a View of %s", num, what);
     Py_DECREF(num);
@@ -117,41 +73,6 @@ static int int_value(PyObject *obj, const char *what, int is_unsigned, long long
   Py_DECREF(num);
   return 0;
 }
-
-#define KP_SET_INT(NAME, T, LO, HI, WHAT)                                                     \
-  static int NAME(char *p, PyObject *obj) {                                                   \
-    long long s = 0;                                                                          \
-    unsigned long long u = 0;                                                                 \
-    if (int_value(obj, WHAT, 0, &s, &u) < 0) return -1;                                       \
-    if (s < (LO) || s > (HI)) {                                                               \
-      PyErr_Format(PyExc_OverflowError, "value %lld is out of range for a View of " WHAT, s); \
-      return -1;                                                                              \
-    }                                                                                         \
-    T v = (T)s;                                                                               \
-    memcpy(p, &v, sizeof v);                                                                  \
-    return 0;                                                                                 \
-  }
-#define KP_SET_UINT(NAME, T, HI, WHAT)                                                        \
-  static int NAME(char *p, PyObject *obj) {                                                   \
-    long long s = 0;                                                                          \
-    unsigned long long u = 0;                                                                 \
-    if (int_value(obj, WHAT, 1, &s, &u) < 0) return -1;                                       \
-    if (u > (HI)) {                                                                           \
-      PyErr_Format(PyExc_OverflowError, "value %llu is out of range for a View of " WHAT, u); \
-      return -1;                                                                              \
-    }                                                                                         \
-    T v = (T)u;                                                                               \
-    memcpy(p, &v, sizeof v);                                                                  \
-    return 0;                                                                                 \
-  }
-KP_SET_INT(set_i8, int8_t, INT8_MIN, INT8_MAX, "int8")
-KP_SET_INT(set_i16, int16_t, INT16_MIN, INT16_MAX, "int16")
-KP_SET_INT(set_i32, int32_t, INT32_MIN, INT32_MAX, "int32")
-KP_SET_INT(set_i64, int64_t, INT64_MIN, INT64_MAX, "int64")
-KP_SET_UINT(set_u8, uint8_t, UINT8_MAX, "uint8")
-KP_SET_UINT(set_u16, uint16_t, UINT16_MAX, "uint16")
-KP_SET_UINT(set_u32, uint32_t, UINT32_MAX, "uint32")
-KP_SET_UINT(set_u64, uint64_t, UINT64_MAX, "uint64")
 
 static int real_value(PyObject *obj, const char *what, double *out) {
   if (PyFloat_CheckExact(obj)) {
@@ -165,29 +86,6 @@ static int real_value(PyObject *obj, const char *what, double *out) {
   return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
 }
 
-static int set_f32(char *p, PyObject *obj) {
-  double d;
-  if (real_value(obj, "float32", &d) < 0) return -1;
-  float v = (float)d;
-  memcpy(p, &v, sizeof v);
-  return 0;
-}
-static int set_f64(char *p, PyObject *obj) {
-  double d;
-  if (real_value(obj, "float64", &d) < 0) return -1;
-  memcpy(p, &d, sizeof d);
-  return 0;
-}
-/* The smallest magnitude that rounds past binary16's largest finite value
- * (65504) under round-to-nearest-even: halfway to 2**16. NumPy stores
- * infinity from there on, where PyFloat_Pack2 raises OverflowError. */
-#define KP_F16_OVERFLOW 65520.0
-static int set_f16(char *p, PyObject *obj) {
-  double d;
-  if (real_value(obj, "float16", &d) < 0) return -1;
-  if (fabs(d) >= KP_F16_OVERFLOW) d = copysign(HUGE_VAL, d);
-  return kp_pack_half(d, p);
-}
 static int complex_value(PyObject *obj, const char *what, Py_complex *out) {
   if (PyUnicode_Check(obj) || PyBytes_Check(obj)) return reject(obj, what);
   PyNumberMethods *nb = Py_TYPE(obj)->tp_as_number;
@@ -196,84 +94,133 @@ static int complex_value(PyObject *obj, const char *what, Py_complex *out) {
   *out = PyComplex_AsCComplex(obj);
   return (out->real == -1.0 && PyErr_Occurred()) ? -1 : 0;
 }
-static int set_c64(char *p, PyObject *obj) {
-  Py_complex c;
-  if (complex_value(obj, "complex64", &c) < 0) return -1;
-  float v[2] = {(float)c.real, (float)c.imag};
-  memcpy(p, v, sizeof v);
-  return 0;
-}
-static int set_c128(char *p, PyObject *obj) {
-  Py_complex c;
-  if (complex_value(obj, "complex128", &c) < 0) return -1;
-  double v[2] = {c.real, c.imag};
-  memcpy(p, v, sizeof v);
-  return 0;
-}
-static int set_bool(char *p, PyObject *obj) {
-  if (PyUnicode_Check(obj) || PyBytes_Check(obj)) return reject(obj, "bool");
+
+static int bool_value(PyObject *obj, const char *what) {
+  if (PyUnicode_Check(obj) || PyBytes_Check(obj)) return reject(obj, what);
   PyNumberMethods *nb = Py_TYPE(obj)->tp_as_number;
-  if (!PyBool_Check(obj) && (!nb || (!nb->nb_bool && !nb->nb_index && !nb->nb_float))) return reject(obj, "bool");
-  int t = PyObject_IsTrue(obj);
-  if (t < 0) return -1;
-  *p = (char)(t != 0);
-  return 0;
+  if (!PyBool_Check(obj) && (!nb || (!nb->nb_bool && !nb->nb_index && !nb->nb_float))) return reject(obj, what);
+  return PyObject_IsTrue(obj);
 }
+
+/* The smallest magnitude that rounds past binary16's largest finite value
+ * (65504) under round-to-nearest-even: halfway to 2**16. NumPy stores
+ * infinity from there on, where PyFloat_Pack2 raises OverflowError. */
+#define KP_F16_OVERFLOW 65520.0
+
+/* KP_GET_<kind>(id, T): get_<id>, which reads one element at p as a new
+ * Python object. */
+#define KP_GET_INT(id, T)                     \
+  static PyObject *get_##id(const char *p) {  \
+    T v;                                      \
+    memcpy(&v, p, sizeof v);                  \
+    return PyLong_FromLongLong((long long)v); \
+  }
+#define KP_GET_UINT(id, T)                                     \
+  static PyObject *get_##id(const char *p) {                   \
+    T v;                                                       \
+    memcpy(&v, p, sizeof v);                                   \
+    return PyLong_FromUnsignedLongLong((unsigned long long)v); \
+  }
+#define KP_GET_REAL(id, T)                   \
+  static PyObject *get_##id(const char *p) { \
+    T v;                                     \
+    memcpy(&v, p, sizeof v);                 \
+    return PyFloat_FromDouble((double)v);    \
+  }
+#define KP_GET_COMPLEX(id, T)                                 \
+  static PyObject *get_##id(const char *p) {                  \
+    T v[2];                                                   \
+    memcpy(v, p, sizeof v);                                   \
+    return PyComplex_FromDoubles((double)v[0], (double)v[1]); \
+  }
+#define KP_GET_BOOL(id, T) \
+  static PyObject *get_##id(const char *p) { return PyBool_FromLong(*p != 0); }
+/* binary16 converts through kp_pack_half / kp_unpack_half (compat.h). */
+#define KP_GET_HALF(id, T)                          \
+  static PyObject *get_##id(const char *p) {        \
+    double v = kp_unpack_half(p);                   \
+    if (v == -1.0 && PyErr_Occurred()) return NULL; \
+    return PyFloat_FromDouble(v);                   \
+  }
+
+/* KP_SET_<kind>(id, T, name): set_<id>, which converts obj and stores it at
+ * p; -1 with an exception on failure. */
+/* Integers of either signedness: int_value checks the range. */
+#define KP_SET_INTEGER(id, T, name, is_unsigned)                             \
+  static int set_##id(char *p, PyObject *obj) {                              \
+    long long s = 0;                                                         \
+    unsigned long long u = 0;                                                \
+    if (int_value(obj, name, is_unsigned, sizeof(T), &s, &u) < 0) return -1; \
+    T v = is_unsigned ? (T)u : (T)s;                                         \
+    memcpy(p, &v, sizeof v);                                                 \
+    return 0;                                                                \
+  }
+#define KP_SET_INT(id, T, name) KP_SET_INTEGER(id, T, name, 0)
+#define KP_SET_UINT(id, T, name) KP_SET_INTEGER(id, T, name, 1)
+#define KP_SET_REAL(id, T, name)                  \
+  static int set_##id(char *p, PyObject *obj) {   \
+    double d;                                     \
+    if (real_value(obj, name, &d) < 0) return -1; \
+    T v = (T)d;                                   \
+    memcpy(p, &v, sizeof v);                      \
+    return 0;                                     \
+  }
+#define KP_SET_COMPLEX(id, T, name)                  \
+  static int set_##id(char *p, PyObject *obj) {      \
+    Py_complex c;                                    \
+    if (complex_value(obj, name, &c) < 0) return -1; \
+    T v[2] = {(T)c.real, (T)c.imag};                 \
+    memcpy(p, v, sizeof v);                          \
+    return 0;                                        \
+  }
+#define KP_SET_BOOL(id, T, name)                \
+  static int set_##id(char *p, PyObject *obj) { \
+    int t = bool_value(obj, name);              \
+    if (t < 0) return -1;                       \
+    *p = (char)(t != 0);                        \
+    return 0;                                   \
+  }
+#define KP_SET_HALF(id, T, name)                               \
+  static int set_##id(char *p, PyObject *obj) {                \
+    double d;                                                  \
+    if (real_value(obj, name, &d) < 0) return -1;              \
+    if (fabs(d) >= KP_F16_OVERFLOW) d = copysign(HUGE_VAL, d); \
+    return kp_pack_half(d, p);                                 \
+  }
+
+#define KP_ACCESSORS(id, number, name, aliases, kind, T, format, typestr) \
+  KP_GET_##kind(id, T) KP_SET_##kind(id, T, name)
+KOKKOS_PYTHON_DTYPE_ROWS(KP_ACCESSORS)
+#undef KP_ACCESSORS
 
 /* ---- the table ---------------------------------------------------------------- */
 
-/* 64-bit integers use pybind11's formats 'q' / 'Q' (long long), as the
- * original package exported them: NumPy reads them as numpy.longlong /
- * numpy.ulonglong, which equal int64 / uint64 as dtypes, and code written
- * for the original compares with those. */
-#define KP_FORMAT_I64 "q"
-#define KP_FORMAT_U64 "Q"
+/* What a row's kind gives: the core's kind, the number of C-type values in
+ * an element, and DLPack's type code (kDLInt 0, kDLUInt 1, kDLFloat 2,
+ * kDLComplex 5, kDLBool 6). */
+#define KP_KIND_OF_INT KP_KIND_INT, 1, 0
+#define KP_KIND_OF_UINT KP_KIND_UINT, 1, 1
+#define KP_KIND_OF_REAL KP_KIND_FLOAT, 1, 2
+#define KP_KIND_OF_HALF KP_KIND_FLOAT, 1, 2
+#define KP_KIND_OF_COMPLEX KP_KIND_COMPLEX, 2, 5
+#define KP_KIND_OF_BOOL KP_KIND_BOOL, 1, 6
+#define KP_DTYPE_ENTRY(kind_, values, dlpack_code_, T, name_, aliases_, format_, typestr_, id) \
+  {.name = name_,                                                                              \
+   .aliases = {KP_LIST aliases_ NULL},                                                         \
+   .kind = kind_,                                                                              \
+   .itemsize = (Py_ssize_t)(values * sizeof(T)),                                               \
+   .format = format_,                                                                          \
+   .typestr = typestr_,                                                                        \
+   .dlpack_code = dlpack_code_,                                                                \
+   .dlpack_bits = (uint8_t)(8 * values * sizeof(T)),                                           \
+   .get = get_##id,                                                                            \
+   .set = set_##id}
+#define KP_DTYPE_ENTRY_OF(...) KP_DTYPE_ENTRY(__VA_ARGS__)
+#define KP_LIST(...) __VA_ARGS__
+#define KP_DTYPE_ROW(id, number, name, aliases, kind, T, format, typestr) \
+  [KP_DTYPE_##id] = KP_DTYPE_ENTRY_OF(KP_KIND_OF_##kind, T, name, aliases, format, typestr, id),
 
-const kp_dtype kp_dtypes[KP_DTYPE_COUNT] = {
-    [KP_DTYPE_INT8] = {"int8", {"signed_char", "char", NULL}, KP_KIND_INT, 1, "b", "|i1", 0, 8, get_i8, set_i8},
-    [KP_DTYPE_INT16] = {"int16", {"short", NULL}, KP_KIND_INT, 2, "h", "<i2", 0, 16, get_i16, set_i16},
-    [KP_DTYPE_INT32] = {"int32", {"int", NULL}, KP_KIND_INT, 4, "i", "<i4", 0, 32, get_i32, set_i32},
-    [KP_DTYPE_INT64] =
-        {"int64", {"long", "long_long", NULL}, KP_KIND_INT, 8, KP_FORMAT_I64, "<i8", 0, 64, get_i64, set_i64},
-    [KP_DTYPE_UINT8] = {"uint8", {"unsigned_char", NULL}, KP_KIND_UINT, 1, "B", "|u1", 1, 8, get_u8, set_u8},
-    [KP_DTYPE_UINT16] = {"uint16", {"unsigned_short", NULL}, KP_KIND_UINT, 2, "H", "<u2", 1, 16, get_u16, set_u16},
-    [KP_DTYPE_UINT32] =
-        {"uint32", {"unsigned", "unsigned_int", NULL}, KP_KIND_UINT, 4, "I", "<u4", 1, 32, get_u32, set_u32},
-    [KP_DTYPE_UINT64] = {"uint64",
-                         {"unsigned_long", "unsigned_long_long", NULL},
-                         KP_KIND_UINT,
-                         8,
-                         KP_FORMAT_U64,
-                         "<u8",
-                         1,
-                         64,
-                         get_u64,
-                         set_u64},
-    [KP_DTYPE_FLOAT32] = {"float32", {"float", "single", NULL}, KP_KIND_FLOAT, 4, "f", "<f4", 2, 32, get_f32, set_f32},
-    [KP_DTYPE_FLOAT64] = {"float64", {"double", NULL}, KP_KIND_FLOAT, 8, "d", "<f8", 2, 64, get_f64, set_f64},
-    [KP_DTYPE_COMPLEX64] = {"complex64",
-                            {"complex_float", "complex_float32_dtype", "complex_float_dtype"},
-                            KP_KIND_COMPLEX,
-                            8,
-                            "Zf",
-                            "<c8",
-                            5,
-                            64,
-                            get_c64,
-                            set_c64},
-    [KP_DTYPE_COMPLEX128] = {"complex128",
-                             {"complex_double", "complex_float64_dtype", "complex_double_dtype"},
-                             KP_KIND_COMPLEX,
-                             16,
-                             "Zd",
-                             "<c16",
-                             5,
-                             128,
-                             get_c128,
-                             set_c128},
-    [KP_DTYPE_BOOL] = {"bool", {"bool_", NULL}, KP_KIND_BOOL, 1, "?", "|b1", 6, 8, get_bool, set_bool},
-    [KP_DTYPE_FLOAT16] = {"float16", {"half", NULL}, KP_KIND_FLOAT, 2, "e", "<f2", 2, 16, get_f16, set_f16},
-};
+const kp_dtype kp_dtypes[KP_DTYPE_COUNT] = {KOKKOS_PYTHON_DTYPE_ROWS(KP_DTYPE_ROW)};
 
 /* ---- lookups ------------------------------------------------------------------ */
 
@@ -388,12 +335,13 @@ int kp_dtype_from_object(PyObject *obj, const char *where) {
      * float32 / int32 to the original package (kokkos.float, kokkos.int):
      * refused rather than guessed (issue 26). The attributes stay. */
     if (strcmp(s, "float") == 0 || strcmp(s, "int") == 0) {
-      const int f = s[0] == 'f';
+      /* the original's (the dtype s is an alias of) and NumPy's (8 bytes of that kind) */
+      const int seed = dtype_from_name(s), numpy = dtype_by_kind(kp_dtypes[seed].kind, 8);
+      const char *o = kp_dtypes[seed].name, *n = kp_dtypes[numpy].name;
       PyErr_Format(PyExc_ValueError,
                    "%s: dtype '%s' is ambiguous: NumPy reads it as %s, pykokkos-base's kokkos.%s is %s; write '%s' "
                    "or '%s' (or kokkos.%s / kokkos.%s)",
-                   where, s, f ? "float64" : "int64", s, f ? "float32" : "int32", f ? "float64" : "int64",
-                   f ? "float32" : "int32", f ? "float64" : "int64", f ? "float32" : "int32");
+                   where, s, n, s, o, n, o, n, o);
       return -1;
     }
     int d = dtype_from_name(s);

@@ -1,17 +1,19 @@
-/* space.c: the memory-space table, the layout, execution-space and
- * memory-trait names (each spelled here once: the View repr, the class
- * names, messages and the Python enumerations read them), and the parsing of
- * space / layout / trait arguments. */
+/* space.c: the memory-space table and the layout and memory-trait names
+ * (made from the public header's rows, where each name is spelled once:
+ * the View repr, the class names, messages and the Python enumerations
+ * read them here), the execution-space names, and the parsing of space /
+ * layout / trait arguments. */
 #include "core.h"
 #include "base.h"
 
 #include <string.h>
 
-/* Built from bridge.h's KP_SPACE_ROWS: a new space is a row there. */
+/* Built from the public header's KOKKOS_PYTHON_SPACE_ROWS (bridge.h
+ * includes it): a new space is a row there. */
 #define KP_SPACE_LIST(...) __VA_ARGS__
-#define KP_SPACE_INFO_ROW(id, name, aliases, dlpack, backend, kind) \
+#define KP_SPACE_INFO_ROW(id, number, name, aliases, dlpack, backend, kind) \
   [KP_SPACE_##id] = {name, {KP_SPACE_LIST aliases NULL}, dlpack, KP_BACKEND_##backend, KP_MEMORY_##kind},
-const kp_space_info kp_spaces[KP_SPACE_COUNT] = {KP_SPACE_ROWS(KP_SPACE_INFO_ROW)};
+const kp_space_info kp_spaces[KP_SPACE_COUNT] = {KOKKOS_PYTHON_SPACE_ROWS(KP_SPACE_INFO_ROW)};
 #undef KP_SPACE_INFO_ROW
 #undef KP_SPACE_LIST
 
@@ -36,12 +38,13 @@ int kp_dlpack_device_backend(int32_t device_type) {
   return -1;
 }
 
-const char *const kp_layout_names[KP_LAYOUT_COUNT] = {"LayoutRight", "LayoutLeft", "LayoutStride"};
-
-const kp_trait_info kp_traits[KP_TRAIT_COUNT] = {
-    {"Managed", KP_TRAIT_MANAGED}, {"Unmanaged", KP_TRAIT_UNMANAGED}, {"RandomAccess", KP_TRAIT_RANDOM_ACCESS},
-    {"Atomic", KP_TRAIT_ATOMIC},   {"Restrict", KP_TRAIT_RESTRICT},   {"Aligned", KP_TRAIT_ALIGNED},
-};
+/* Layout and memory-trait names: the public header's rows, as the space's. */
+#define KP_NAME_OF(id, number, name) [KP_LAYOUT_##id] = name,
+const char *const kp_layout_names[KP_LAYOUT_COUNT] = {KOKKOS_PYTHON_LAYOUT_ROWS(KP_NAME_OF)};
+#undef KP_NAME_OF
+#define KP_TRAIT_INFO_ROW(id, flag, name) {name, KP_TRAIT_##id},
+const kp_trait_info kp_traits[KP_TRAIT_COUNT] = {KOKKOS_PYTHON_TRAIT_ROWS(KP_TRAIT_INFO_ROW)};
+#undef KP_TRAIT_INFO_ROW
 
 const char *kp_trait_name(unsigned flag) {
   for (int i = 0; i < KP_TRAIT_COUNT; ++i)

@@ -33,29 +33,28 @@
 
 #include "kokkos_python/kokkos_python.h"
 
-/* The public numbering is the core's numbering, row by row of the core's
- * tables (compared as ints: they are different enums). A new row in the
- * core without its public number fails to compile here. */
+/* The public numbering is the core's: both are made from the rows of
+ * tables.h, the public enums from each row's number, the core's from the
+ * row's place in its list (compared as ints: they are different enums). A
+ * row out of its number's place fails to compile here. */
 #define SAME(a, b) ((int)(a) == (int)(b))
-#define CHECK_DTYPE(id) \
-  _Static_assert(SAME(KOKKOS_PYTHON_##id, KP_DTYPE_##id), "KOKKOS_PYTHON_" #id " != KP_DTYPE_" #id);
-#define CHECK_SPACE(id, name, aliases, dlpack, backend, kind) \
-  _Static_assert(SAME(KOKKOS_PYTHON_##id##_SPACE, KP_SPACE_##id), "KOKKOS_PYTHON_" #id "_SPACE != KP_SPACE_" #id);
-#define CHECK_LAYOUT(id) \
-  _Static_assert(SAME(KOKKOS_PYTHON_LAYOUT_##id, KP_LAYOUT_##id), "KOKKOS_PYTHON_LAYOUT_" #id " != KP_LAYOUT_" #id);
-#define CHECK_TRAIT(id, flag) \
-  _Static_assert(SAME(KOKKOS_PYTHON_##id, KP_TRAIT_##id), "KOKKOS_PYTHON_" #id " != KP_TRAIT_" #id);
-KP_DTYPE_ROWS(CHECK_DTYPE)
-KP_SPACE_ROWS(CHECK_SPACE)
-KP_LAYOUT_ROWS(CHECK_LAYOUT)
-KP_TRAIT_ROWS(CHECK_TRAIT)
+#define CHECK_DTYPE(id, number, ...) \
+  _Static_assert(SAME(KOKKOS_PYTHON_##id, KP_DTYPE_##id), "dtype row " #id " is not in its place " #number);
+#define CHECK_SPACE(id, number, ...)                              \
+  _Static_assert(SAME(KOKKOS_PYTHON_##id##_SPACE, KP_SPACE_##id), \
+                 "memory-space row " #id " is not in its place " #number);
+#define CHECK_LAYOUT(id, number, ...) \
+  _Static_assert(SAME(KOKKOS_PYTHON_LAYOUT_##id, KP_LAYOUT_##id), "layout row " #id " is not in its place " #number);
+KOKKOS_PYTHON_DTYPE_ROWS(CHECK_DTYPE)
+KOKKOS_PYTHON_SPACE_ROWS(CHECK_SPACE)
+KOKKOS_PYTHON_LAYOUT_ROWS(CHECK_LAYOUT)
 _Static_assert(SAME(KOKKOS_PYTHON_DTYPE_COUNT, KP_DTYPE_COUNT), "public dtype count must match the core's");
 _Static_assert(SAME(KOKKOS_PYTHON_SPACE_COUNT, KP_SPACE_COUNT), "public memory-space count must match the core's");
+_Static_assert(SAME(KOKKOS_PYTHON_LAYOUT_COUNT, KP_LAYOUT_COUNT), "public layout count must match the core's");
 _Static_assert(SAME(KOKKOS_PYTHON_MAX_RANK, KP_MAX_RANK), "public maximum rank must match the core's");
 #undef CHECK_DTYPE
 #undef CHECK_SPACE
 #undef CHECK_LAYOUT
-#undef CHECK_TRAIT
 #undef SAME
 
 /* The module state of kokkos._core, set when the table is published. The

@@ -56,6 +56,7 @@ class ToolSettings:
 class ToolProgrammingInterface:
     def fence(self, device_id: int = ...) -> None: ...
 
+# generated: tuning enumerations (tests/test_stubs.py --write)
 class ValueType(IntEnum):
     double = 0
     int64 = 1
@@ -75,6 +76,8 @@ class CandidateValueType(IntEnum):
 class OptimizationType(IntEnum):
     minimize = 0
     maximize = 1
+
+# end of generated
 
 class ValueRange(NamedTuple):
     lower: int | float
@@ -213,84 +216,28 @@ def set_begin_context_callback(callback: _ContextCallback) -> None: ...
 def set_end_context_callback(callback: _EndContextCallback) -> None: ...
 def set_declare_optimization_goal_callback(callback: _OptimizationGoalCallback) -> None: ...
 
+# generated: __all__ (tests/test_stubs.py --write)
+# fmt: off
 __all__ = [
-    "CandidateValueType",
-    "DeviceInfo",
-    "EVENTS",
-    "KOKKOSP_INTERFACE_VERSION",
-    "KOKKOS_ENABLE_TUNING",
-    "NativeCallback",
-    "OptimizationGoal",
-    "OptimizationType",
-    "ProfilingSection",
-    "SpaceHandle",
-    "StatisticalCategory",
-    "ToolProgrammingInterface",
-    "ToolSettings",
-    "ValueRange",
-    "ValueType",
-    "VariableInfo",
-    "VariableValue",
-    "begin_context",
-    "clear_callbacks",
-    "create_profile_section",
-    "declare_input_type",
-    "declare_metadata",
-    "declare_optimization_goal",
-    "declare_output_type",
-    "destroy_profile_section",
-    "end_context",
-    "get_callbacks",
-    "get_current_context_id",
-    "get_new_context_id",
-    "get_new_variable_id",
-    "have_tuning_tool",
-    "make_space_handle",
-    "mark_event",
-    "pause_tools",
-    "pop_region",
-    "profile_library_loaded",
-    "profile_section",
-    "push_region",
-    "region",
-    "request_output_values",
-    "resume_tools",
-    "set_callback",
-    "start_section",
-    "stop_section",
-    "tools_paused",
-    "set_init_callback",
-    "set_finalize_callback",
-    "set_parse_args_callback",
-    "set_print_help_callback",
-    "set_begin_parallel_for_callback",
-    "set_end_parallel_for_callback",
-    "set_begin_parallel_reduce_callback",
-    "set_end_parallel_reduce_callback",
-    "set_begin_parallel_scan_callback",
-    "set_end_parallel_scan_callback",
-    "set_push_region_callback",
-    "set_pop_region_callback",
-    "set_allocate_data_callback",
-    "set_deallocate_data_callback",
-    "set_create_profile_section_callback",
-    "set_start_profile_section_callback",
-    "set_stop_profile_section_callback",
-    "set_destroy_profile_section_callback",
-    "set_profile_event_callback",
-    "set_begin_deep_copy_callback",
-    "set_end_deep_copy_callback",
-    "set_begin_fence_callback",
-    "set_end_fence_callback",
-    "set_dual_view_sync_callback",
-    "set_dual_view_modify_callback",
-    "set_declare_metadata_callback",
-    "set_request_tool_settings_callback",
-    "set_provide_tool_programming_interface_callback",
-    "set_declare_output_type_callback",
-    "set_declare_input_type_callback",
-    "set_request_output_values_callback",
-    "set_begin_context_callback",
-    "set_end_context_callback",
-    "set_declare_optimization_goal_callback",
+    "CandidateValueType", "DeviceInfo", "EVENTS", "KOKKOSP_INTERFACE_VERSION", "KOKKOS_ENABLE_TUNING",
+    "NativeCallback", "OptimizationGoal", "OptimizationType", "ProfilingSection", "SpaceHandle", "StatisticalCategory",
+    "ToolProgrammingInterface", "ToolSettings", "ValueRange", "ValueType", "VariableInfo", "VariableValue",
+    "begin_context", "clear_callbacks", "create_profile_section", "declare_input_type", "declare_metadata",
+    "declare_optimization_goal", "declare_output_type", "destroy_profile_section", "end_context", "get_callbacks",
+    "get_current_context_id", "get_new_context_id", "get_new_variable_id", "have_tuning_tool", "make_space_handle",
+    "mark_event", "pause_tools", "pop_region", "profile_library_loaded", "profile_section", "push_region", "region",
+    "request_output_values", "resume_tools", "set_callback", "start_section", "stop_section", "tools_paused",
+    "set_init_callback", "set_finalize_callback", "set_parse_args_callback", "set_print_help_callback",
+    "set_begin_parallel_for_callback", "set_end_parallel_for_callback", "set_begin_parallel_reduce_callback",
+    "set_end_parallel_reduce_callback", "set_begin_parallel_scan_callback", "set_end_parallel_scan_callback",
+    "set_push_region_callback", "set_pop_region_callback", "set_allocate_data_callback",
+    "set_deallocate_data_callback", "set_create_profile_section_callback", "set_start_profile_section_callback",
+    "set_stop_profile_section_callback", "set_destroy_profile_section_callback", "set_profile_event_callback",
+    "set_begin_deep_copy_callback", "set_end_deep_copy_callback", "set_begin_fence_callback", "set_end_fence_callback",
+    "set_dual_view_sync_callback", "set_dual_view_modify_callback", "set_declare_metadata_callback",
+    "set_request_tool_settings_callback", "set_provide_tool_programming_interface_callback",
+    "set_declare_output_type_callback", "set_declare_input_type_callback", "set_request_output_values_callback",
+    "set_begin_context_callback", "set_end_context_callback", "set_declare_optimization_goal_callback",
 ]
+# fmt: on
+# end of generated

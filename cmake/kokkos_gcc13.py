@@ -2,7 +2,7 @@
 GCC 13 and later (libstdc++ 13 no longer includes <cstdint> from its other
 headers), made in place.
 
-    python3 scripts/kokkos_gcc13.py /path/to/kokkos-source
+    python3 cmake/kokkos_gcc13.py /path/to/kokkos-source
 
 Kokkos 3.4.01 (the original package's, the offline source) spells uint32_t
 and the other fixed-width integer types in files that include no <cstdint>:

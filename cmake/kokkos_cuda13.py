@@ -1,7 +1,7 @@
 """kokkos_cuda13.py: the source changes a Kokkos 4.6.01 or develop tree needs to
 build and run with CUDA 13 (docs/cuda.md, "The GPU build"), made in place.
 
-    python3 scripts/kokkos_cuda13.py /path/to/kokkos-source
+    python3 cmake/kokkos_cuda13.py /path/to/kokkos-source
 
 1. Cuda/Kokkos_Cuda_Instance.hpp: cudaGraphAddDependencies takes an edge-data
    argument (nullptr); cudaMemAdvise and cudaMemPrefetchAsync take a
