@@ -2,7 +2,7 @@
 # sid_root.sh: a Debian sid root filesystem with what users have now: Kokkos
 # 5.2.2 (Debian's libkokkos-dev: OpenMP, C++20), GCC 16 and Python 3.14. Its
 # libraries need a newer glibc than Debian 12's, so it is a root to chroot
-# into (scripts/kokkos52_suite.sh runs the suite there), made with
+# into (scripts/suite.py --kokkos sid runs the suite there), made with
 # debootstrap from the Debian mirror this machine's apt uses. Run as root.
 #
 #   bash scripts/sid_root.sh [DIR]    (DIR: $SID_ROOT, else /var/tmp/kokkos-python-sid)
@@ -10,7 +10,7 @@
 # Made once: a second run with the same package list does nothing. About two
 # minutes and 1.4 GB from nothing (with Open MPI for the MPI tests). The
 # Python packages the tests need come from PyPI into a venv inside the root
-# (kokkos52_suite.sh), not from here.
+# (scripts/suite.py), not from here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=${1:-${SID_ROOT:-/var/tmp/kokkos-python-sid}}

@@ -10,7 +10,7 @@ table (a new dtype or memory space, say) and ``bash scripts/setup.sh``,
     .venv/bin/python tests/test_stubs.py --write
 
 rewrites the blocks. Everything else in the stubs is written by hand and
-checked by stubtest (scripts/typecheck.sh).
+checked by stubtest (scripts/style.sh).
 
 The stubs describe the build CI checks them against, with the Serial
 backend alone: names that only some builds have (the execution-space class
