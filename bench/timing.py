@@ -1,16 +1,18 @@
 """Timing shared by the benchmarks: each call timed next to its reference,
 round after round, so that load from other processes and drifts in clock
-speed hit both alike."""
+speed hit both alike. Timings are short (about 2 ms: less than a time slice
+of the scheduler, so that on a loaded machine some run uninterrupted) and
+many, and the best of them counts."""
 
 import timeit
 
 
-def per_call(stmt, glb, number):
-    """Seconds per call: the best of three timings of `number` calls."""
-    return min(timeit.Timer(stmt, globals=glb).repeat(repeat=3, number=number)) / number
+def per_call(stmt, glb, number, repeat=5):
+    """Seconds per call: the best of repeat timings of `number` calls."""
+    return min(timeit.Timer(stmt, globals=glb).repeat(repeat=repeat, number=number)) / number
 
 
-def calibrate(stmt, glb, target=0.02):
+def calibrate(stmt, glb, target=0.002):
     """Calls per timing so that one timing takes about target seconds."""
     t = timeit.Timer(stmt, globals=glb)
     n = 1

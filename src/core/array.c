@@ -667,6 +667,13 @@ PyObject *kp_py_create_mirror_view(PyObject *module, PyObject *const *args, Py_s
 PyObject *kp_py_create_mirror_view_and_copy(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                             PyObject *kwnames) {
   kp_state *st = (kp_state *)PyModule_GetState(module);
+  /* The call as the documentation spells it, (kokkos.HostSpace, a HostSpace
+   * View): the View itself, as below, once it is known not released. */
+  if (nargs == 2 && !kwnames && st->space_members && args[0] == PyTuple_GET_ITEM(st->space_members, KP_SPACE_HOST) &&
+      Py_TYPE(args[1])->tp_base == st->view_type && ((kp_view *)args[1])->space == KP_SPACE_HOST) {
+    if (kp_view_check_released((kp_view *)args[1])) return NULL;
+    return Py_NewRef(args[1]);
+  }
   PyObject *space, *src;
   const kp_param params[] = {{KP_KW_SPACE, &space}, {KP_KW_SRC, &src}};
   if (kp_args_parse(st, &sig_create_mirror_view_and_copy, params, KP_PARAM_COUNT(params), args, nargs, kwnames) < 0)

@@ -26,8 +26,9 @@ static int buffer_error(kp_view *v, const char *why) {
  * (each of PyBUF_C/F/ANY_CONTIGUOUS also includes PyBUF_STRIDES). */
 #define KP_BUF_ORDER_BITS ((PyBUF_C_CONTIGUOUS | PyBUF_F_CONTIGUOUS | PyBUF_ANY_CONTIGUOUS) & ~PyBUF_STRIDES)
 
-/* 0 when v may export what flags ask, else -1 with the error saying why. */
-static int buffer_refused(kp_view *v, int flags) {
+/* 0 when v may export what flags ask, else -1 with the error saying why
+ * (called for the requests that may be refused only). */
+static KP_COLD int buffer_refused(kp_view *v, int flags) {
   if (kp_view_check_released(v)) return -1;
   if (!kp_view_host_exportable(v)) {
     kp_state *st = kp_state_from_type(Py_TYPE(v));
