@@ -11,8 +11,8 @@ Kokkos (OpenMP), use its threads: NumPy copies on one thread.
 The C++ rows build bench/cxx/ (pybind11 and nanobind modules) with CMake
 first; without a compiler, pybind11 or nanobind they are left out.
 
-Run: .venv/bin/python bench/bench_calls.py [--markdown] [--quick] [--callgrind] [--only TEXT] [--no-cxx]
-(--markdown prints the README's table; --quick runs fewer rounds; --callgrind
+Run: .venv/bin/python bench/bench_calls.py [--markdown] [--quick] [--rounds N] [--callgrind] [--only TEXT]
+[--no-cxx] (--markdown prints the README's table; --quick runs fewer rounds; --callgrind
 counts instructions per call under valgrind instead (bench/instructions.py,
 whose --check is CI's guard); --only runs the rows whose call contains TEXT;
 --no-cxx leaves the C++ rows out.)
@@ -140,6 +140,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--markdown", action="store_true", help="print the README's markdown table")
     ap.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
+    ap.add_argument("--rounds", type=int, default=7, help="rounds per row (7; --quick: 3)")
     ap.add_argument("--no-large", action="store_true", help="leave out the 80 MB and 4000^2 rows")
     ap.add_argument(
         "--callgrind", action="store_true", help="count instructions per call under valgrind instead of timing"
@@ -148,7 +149,7 @@ def main():
     ap.add_argument("--no-cxx", action="store_true", help="leave out the C++ rows (no module is built)")
     ap.add_argument(instructions.CHILD_FLAG, action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    rounds = 3 if args.quick else 7
+    rounds = 3 if args.quick else args.rounds
     # Instructions say nothing of bandwidth, and a large row would take
     # minutes under valgrind: the callgrind mode counts the small rows.
     large = not (args.no_large or args.callgrind or args.callgrind_child)
