@@ -2,7 +2,8 @@
 
 Each row times a call spelled as pykokkos-base's documentation spells it and
 the NumPy call that does the same work, back to back, several rounds, and
-prints the median ratio (ours / NumPy; below 1 is faster than NumPy).
+prints the ratio of their best timings (ours / NumPy; below 1 is faster
+than NumPy).
 The large rows (80 MB fill and copy, a 4000 x 4000 LayoutRight -> LayoutLeft
 copy) show whether copies run at memory bandwidth and, with a multi-threaded
 Kokkos (OpenMP), use its threads: NumPy copies on one thread.
@@ -10,10 +11,11 @@ Kokkos (OpenMP), use its threads: NumPy copies on one thread.
 The C++ rows build bench/cxx/ (pybind11 and nanobind modules) with CMake
 first; without a compiler, pybind11 or nanobind they are left out.
 
-Run: .venv/bin/python bench/bench_calls.py [--markdown] [--quick] [--callgrind] [--only TEXT]
-(--markdown prints the README's table; --quick runs fewer rounds; --callgrind
-counts instructions per call under valgrind instead (bench/instructions.py);
---only runs the rows whose call contains TEXT.)
+Run: .venv/bin/python bench/bench_calls.py [--markdown] [--quick] [--rounds N] [--callgrind] [--only TEXT]
+[--no-cxx] (--markdown prints the README's table; --quick runs fewer rounds; --callgrind
+counts instructions per call under valgrind instead (bench/instructions.py,
+whose --check is CI's guard); --only runs the rows whose call contains TEXT;
+--no-cxx leaves the C++ rows out.)
 """
 
 from __future__ import annotations
@@ -99,10 +101,10 @@ def rows(g, pyb, nb, large):
     return r
 
 
-def setup(large):
+def setup(large, cxx=True):
     """The globals the rows run in, the C++ modules (or None) and why not."""
     kokkos.initialize()
-    pyb, nb, why = cxx_modules()
+    pyb, nb, why = cxx_modules() if cxx else (None, None, "--no-cxx")
     a = np.zeros(1000)
     g = {
         "np": np,
@@ -138,24 +140,28 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--markdown", action="store_true", help="print the README's markdown table")
     ap.add_argument("--quick", action="store_true", help="fewer rounds (noisier)")
+    ap.add_argument("--rounds", type=int, default=7, help="rounds per row (7; --quick: 3)")
     ap.add_argument("--no-large", action="store_true", help="leave out the 80 MB and 4000^2 rows")
     ap.add_argument(
         "--callgrind", action="store_true", help="count instructions per call under valgrind instead of timing"
     )
     ap.add_argument("--only", default="", help="only the rows whose call contains this text")
+    ap.add_argument("--no-cxx", action="store_true", help="leave out the C++ rows (no module is built)")
     ap.add_argument(instructions.CHILD_FLAG, action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    rounds = 3 if args.quick else 7
+    rounds = 3 if args.quick else args.rounds
     # Instructions say nothing of bandwidth, and a large row would take
     # minutes under valgrind: the callgrind mode counts the small rows.
     large = not (args.no_large or args.callgrind or args.callgrind_child)
     if args.callgrind:
-        cxx_modules()  # build bench/cxx here, not under valgrind
-        rows_found = instructions.run(instructions.script_path(), ["--only", args.only] if args.only else [])
+        if not args.no_cxx:
+            cxx_modules()  # build bench/cxx here, not under valgrind
+        extra = (["--only", args.only] if args.only else []) + (["--no-cxx"] if args.no_cxx else [])
+        rows_found = instructions.run(instructions.script_path(), extra)
         instructions.table(rows_found, header_line())
         return
 
-    g, pyb, nb, why = setup(large)
+    g, pyb, nb, why = setup(large, cxx=not args.no_cxx)
     pairs = [(o, r) for o, r in rows(g, pyb, nb, large) if args.only in o]
     if args.callgrind_child:
         instructions.child([(o.split("  #")[0], r.split("  #")[0]) for o, r in pairs], g)
@@ -170,7 +176,7 @@ def main():
             print(f"{ours:<55} {o * 1e9:>11.0f} ns  {ref:<45} {r * 1e9:>11.0f} ns  {ratio:>6.2f}x", flush=True)
 
     if args.markdown:
-        print(f"Measured with `bench/bench_calls.py` ({header}); ns per call, median of {rounds} rounds.\n")
+        print(f"Measured with `bench/bench_calls.py` ({header}); ns per call, best of {rounds} rounds.\n")
         print("| call | ns | NumPy counterpart | ns | ratio |")
         print("|---|---:|---|---:|---:|")
         for ours, ref, o, r, ratio in results:

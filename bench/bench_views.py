@@ -3,11 +3,10 @@
 Prints one row per case: our time, NumPy's time and the ratio (ours / NumPy's
 for times; for bandwidths, ours / NumPy's so that higher is better), next to
 the goal. Run: .venv/bin/python bench/bench_views.py
+(`import kokkos` itself: bench/bench_import.py.)
 """
 
 import os
-import subprocess
-import sys
 import timeit
 
 import numpy as np
@@ -99,25 +98,6 @@ def main():
         f"{gbs(t_np) * m * m / n:>10.2f} GB/s  {t_np / t_ours:>6.2f}x   goal >= 0.8x (bandwidth)"
     )
     np.testing.assert_array_equal(np.asarray(l), ar)
-
-    code = "import time; t=time.perf_counter(); import {m}; print(time.perf_counter()-t)"
-    imp = lambda mod: min(
-        float(
-            subprocess.check_output(
-                [sys.executable, "-X", "importtime", "-c", code.format(m=mod)], stderr=subprocess.DEVNULL
-            )
-        )
-        for _ in range(5)
-    )
-    t_k = imp("kokkos")
-    t_n = imp("numpy")
-    leaked = subprocess.check_output(
-        [sys.executable, "-c", "import sys, kokkos; print('numpy' in sys.modules)"]
-    ).strip()
-    print(
-        f"{'import kokkos (ms), beside import numpy':<52} {t_k * 1e3:>10.1f} ms    {t_n * 1e3:>10.1f} ms    "
-        f"{t_k / t_n:>6.2f}x   goal < 20 ms, numpy imported: {leaked.decode()}"
-    )
 
 
 if __name__ == "__main__":

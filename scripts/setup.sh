@@ -126,6 +126,10 @@ if [ "$want_test" = 1 ]; then
   if [[ $groups == *" style "* ]]; then
     mapfile -t style_deps < <(extra style)
     install_once style OPTIONAL "${style_deps[@]}"
+    # Valgrind, from the distribution: bench/instructions.py --check (CI's
+    # guard on the documented calls' instructions) and suite.py --sanitize memcheck.
+    command -v valgrind >/dev/null || apt_install valgrind >/dev/null ||
+      echo "setup: valgrind could not be installed; the instruction-count guard cannot run"
   fi
   if [[ $groups == *" test-optional "* ]]; then
     # Open MPI from the distribution before mpi4py, which builds against it.

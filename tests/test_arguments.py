@@ -201,6 +201,33 @@ def test_keywords_built_at_run_time_match():
     assert kokkos.View((2,), **{name: kokkos.int8}).dtype == kokkos.int8
 
 
+KEYWORDS = {
+    "label": "kw",
+    "dtype": kokkos.int16,
+    "space": kokkos.HostSpace,
+    "layout": kokkos.LayoutLeft,
+    "trait": kokkos.RandomAccess,
+    "dynamic": True,
+}
+
+
+@pytest.mark.parametrize(
+    "order",
+    [list(KEYWORDS), list(reversed(KEYWORDS)), ["layout", "label", "dynamic", "dtype", "trait", "space"]],
+    ids=["signature order", "reversed", "scattered"],
+)
+def test_keywords_bind_in_any_order(order):
+    # the parser looks after the previous keyword's parameter first and
+    # wraps around: every order binds each keyword to its own parameter
+    v = kokkos.array([2, 3], **{k: KEYWORDS[k] for k in order})
+    assert (v.label, v.dtype, v.space, v.layout) == ("kw", kokkos.int16, kokkos.HostSpace, kokkos.LayoutLeft)
+    assert v.trait == kokkos.RandomAccess and isinstance(v, kokkos.DynRankView) and v.shape == (2, 3)
+    with pytest.raises(TypeError, match=r"^kokkos.array\(\): got multiple values for argument 'shape'$"):
+        kokkos.array([3], [4], **{k: KEYWORDS[k] for k in order}, shape=[5])
+    with pytest.raises(TypeError, match=r"^kokkos.array\(\): got an unexpected keyword argument 'nope'$"):
+        kokkos.array([3], **{k: KEYWORDS[k] for k in order}, nope=1)
+
+
 def test_view_subclass_construction_goes_through_the_same_parser():
     class Mine(kokkos.View):
         pass

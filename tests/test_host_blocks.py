@@ -107,3 +107,31 @@ def test_no_more_than_sixteen_blocks_are_kept(n):
     views = [kokkos.View((47 + i,)) for i in range(n)]
     del views
     assert held() <= 16
+
+
+@pytest.mark.parametrize("label", ["plain", "écart", "データ", "x\U0001f600"])
+def test_a_watching_tool_sees_every_label_as_given(no_callbacks_left, label):
+    # ASCII labels reach Kokkos as their own bytes, others encoded to UTF-8:
+    # the tool sees the label as given, on allocation and on free.
+    events = []
+    kt.set_allocate_data_callback(lambda h, lab, ptr, size: events.append(("allocate", lab, size)))
+    kt.set_deallocate_data_callback(lambda h, lab, ptr, size: events.append(("deallocate", lab, size)))
+    try:
+        v = kokkos.View((46,), kokkos.float64, label=label)
+        assert v.label == label
+        del v
+        gc.collect()
+        assert events == [("allocate", label, 368), ("deallocate", label, 368)]
+    finally:
+        kt.set_allocate_data_callback(None)
+        kt.set_deallocate_data_callback(None)
+
+
+@pytest.mark.parametrize("label", ["plain", "écart", "データ"])
+def test_a_kept_block_of_any_label_is_reused(label):
+    v = kokkos.View((47,), kokkos.float64, label=label)
+    ptr = data_ptr(v)
+    del v
+    assert held() == 1
+    w = kokkos.View((47,), kokkos.float64, label=label + "2")
+    assert data_ptr(w) == ptr and w.label == label + "2"

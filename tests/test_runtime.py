@@ -115,6 +115,11 @@ def test_array_after_finalize_in_process_is_refused_cleanly():
     failed(run_scenario("runtime_lifecycle", "mirror_of_a_released_view"), "RuntimeError", "released", returncode=1)
 
 
+def test_every_mirror_spelling_refuses_a_released_view():
+    r = scenario("mirrors_of_a_released_view_refuse")
+    assert r.stdout.count("refused:") == 4, r.stdout + r.stderr
+
+
 def test_numpy_outlives_everything():
     a = np.asarray(kokkos.array([3]))
     a[:] = 1

@@ -59,8 +59,16 @@ def _packed(head, names, indent):
     return lines
 
 
-def _members(enum, values=False):
-    return [f"{name} = {int(m) if values else '...'}" for name, m in enum.__members__.items()]
+def _members(enum):
+    """A tuning enumeration's members (an IntEnum): name = value."""
+    return [f"{name} = {int(m)}" for name, m in enum.__members__.items()]
+
+
+def _class_members(enum):
+    """A kokkos enumeration's members, class attributes of their class
+    (inside dtype the name dtype is its property: _DType)."""
+    kind = "_DType" if enum.__name__ == "dtype" else enum.__name__
+    return [f"{name}: ClassVar[{kind}]" for name in enum.__members__]
 
 
 def _kokkos_blocks(indents, families=None):
@@ -70,7 +78,7 @@ def _kokkos_blocks(indents, families=None):
 
     if families is None:
         families = [kokkos.dtype, kokkos.device, kokkos.memory_space, kokkos.layout, kokkos.memory_trait]
-    blocks = {f"{e.__name__} members": _reference(_members(e, e is families[-1])) for e in families}
+    blocks = {f"{e.__name__} members": _reference(_class_members(e)) for e in families}
     # module attributes: the members, each of the last family that names it
     # (kokkos/__init__.py updates its globals with the families in this order)
     attributes = {}
@@ -90,7 +98,7 @@ def _tools_blocks(indents):
 
     enums = []
     for enum in (kt.ValueType, kt.StatisticalCategory, kt.CandidateValueType, kt.OptimizationType):
-        enums += [f"class {enum.__name__}(IntEnum):", *("    " + m for m in _members(enum, True)), ""]
+        enums += [f"class {enum.__name__}(IntEnum):", *("    " + m for m in _members(enum)), ""]
     return {
         "tuning enumerations": enums,
         "__all__": _packed("__all__ =", kt.__all__, indents.get("__all__", 0)),
@@ -133,9 +141,9 @@ def test_the_blocks_hold_the_tables_names():
     blocks = _kokkos_blocks({})
     for info in kokkos._core._tables()["dtypes"]:
         for name in (info[0], *info[1]):
-            assert f"{name} = ..." in blocks["dtype members"]
+            assert f"{name}: ClassVar[_DType]" in blocks["dtype members"]
     for name in kokkos._core._tables()["space_names"]:
-        assert f"{name} = ..." in blocks["memory_space members"]
+        assert f"{name}: ClassVar[memory_space]" in blocks["memory_space members"]
         assert f"{name}: memory_space" in blocks["module attributes"]
     assert "    double = 0" in _tools_blocks({})["tuning enumerations"]
 
@@ -151,7 +159,7 @@ def test_a_new_row_shows_as_a_difference():
     families = [IntEnum("dtype", members), kokkos.device, kokkos.memory_space, kokkos.layout, kokkos.memory_trait]
     _, _, expected = _expected("kokkos", families=families)
     assert expected != STUBS["kokkos"].read_text()
-    assert "    bfloat16 = ...\n" in expected and "\nbfloat16: dtype\n" in expected
+    assert "    bfloat16: ClassVar[_DType]\n" in expected and "\nbfloat16: dtype\n" in expected
 
 
 if __name__ == "__main__":

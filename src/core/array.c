@@ -77,6 +77,13 @@ static const char *type_name(PyObject *obj) {
 
 static PyObject *unset_if_none(PyObject *obj) { return obj == Py_None ? NULL : obj; }
 
+/* Whether obj is a View: its class is most often a per-combination class
+ * made directly from View (view_class.c), which answers without walking
+ * the class's MRO. */
+static int is_view(const kp_state *st, PyObject *obj) {
+  return Py_TYPE(obj)->tp_base == st->view_type || PyObject_TypeCheck(obj, st->view_type);
+}
+
 static int check_label(PyObject *label, const char *where) {
   if (!label || PyUnicode_Check(label)) return 0;
   PyErr_Format(PyExc_TypeError, "%s: label must be a str, got %.100s", where, Py_TYPE(label)->tp_name);
@@ -90,6 +97,7 @@ static int check_shape_list(PyObject *seq, const char *where) {
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject *e = PySequence_Fast_GET_ITEM(seq, i);
+    if (PyLong_CheckExact(e)) continue; /* an extent, as it should be */
     if (PyList_Check(e) || PyTuple_Check(e)) {
       PyErr_Format(PyExc_TypeError,
                    "%s: a list or tuple is the View's shape (as in pykokkos-base), and this one holds sequences; to "
@@ -129,7 +137,7 @@ static kp_view *wrap_memory(kp_state *st, PyObject *obj, PyObject *label, int dy
                             const char *where) {
   kp_view *v = NULL;
   int h = 0;
-  if (PyObject_TypeCheck(obj, st->view_type)) {
+  if (is_view(st, obj)) {
     kp_view *src = (kp_view *)obj;
     if (kp_view_check_released(src)) return NULL;
     if (dynamic && src->rank > KP_MAX_RANK - 1) {
@@ -534,7 +542,7 @@ static PyObject *numpy_array_of(PyObject *obj, int dtype, const char *where) {
 /* kokkos.asarray(obj) with nothing asked: zero-copy; host buffers (NumPy
  * arrays) directly, which costs less than a DLPack capsule. */
 static PyObject *asarray_as_is(kp_state *st, PyObject *obj, PyObject *label, const char *where) {
-  if (PyObject_CheckBuffer(obj) && !PyObject_TypeCheck(obj, st->view_type)) {
+  if (PyObject_CheckBuffer(obj) && !is_view(st, obj)) {
     kp_view *v = kp_view_from_buffer_object(st, obj, 0, label, 0, where);
     if (v || !(PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_TypeError) ||
                PyErr_ExceptionMatches(PyExc_ValueError)))
@@ -623,7 +631,7 @@ static PyObject *mirror_impl(PyObject *module, const kp_signature *sig, PyObject
                              PyObject *space_o, int copy_default, int view_if_possible) {
   kp_state *st = (kp_state *)PyModule_GetState(module);
   const char *where = sig->name;
-  if (!PyObject_TypeCheck(src_o, st->view_type)) {
+  if (!is_view(st, src_o)) {
     PyErr_Format(PyExc_TypeError,
                  "%s: src must be a kokkos View, got %.100s (wrap an array first: kokkos.asarray(obj))", where,
                  type_name(src_o));
@@ -659,11 +667,19 @@ PyObject *kp_py_create_mirror_view(PyObject *module, PyObject *const *args, Py_s
 PyObject *kp_py_create_mirror_view_and_copy(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                             PyObject *kwnames) {
   kp_state *st = (kp_state *)PyModule_GetState(module);
+  /* The call as the documentation spells it, (kokkos.HostSpace, a HostSpace
+   * View): the View itself, as below, once it is known not released. */
+  if (nargs == 2 && !kwnames && st->space_members && args[0] == PyTuple_GET_ITEM(st->space_members, KP_SPACE_HOST) &&
+      Py_TYPE(args[1])->tp_base == st->view_type && ((kp_view *)args[1])->space == KP_SPACE_HOST) {
+    if (kp_view_check_released((kp_view *)args[1])) return NULL;
+    return Py_NewRef(args[1]);
+  }
   PyObject *space, *src;
   const kp_param params[] = {{KP_KW_SPACE, &space}, {KP_KW_SRC, &src}};
   if (kp_args_parse(st, &sig_create_mirror_view_and_copy, params, KP_PARAM_COUNT(params), args, nargs, kwnames) < 0)
     return NULL;
-  if (PyObject_TypeCheck(space, st->view_type) && !PyObject_TypeCheck(src, st->view_type)) {
+  /* (a View second, the common case, answers first) */
+  if (!is_view(st, src) && is_view(st, space)) {
     PyErr_Format(PyExc_TypeError,
                  "%s: the arguments are (space, view), but the first is a View and the second a %.100s: they look "
                  "swapped; call create_mirror_view_and_copy(kokkos.%s, view)",

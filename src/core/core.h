@@ -23,6 +23,21 @@
 #include "bridge.h"
 #include "compat.h"
 
+/* Raising an exception is the exceptional path. Declared cold, the calls
+ * that raise make the compiler move each branch that raises out of the hot
+ * path of its function (GCC and Clang put it in the function's cold part),
+ * so the instructions a call runs sit together in fewer cache lines. */
+#if defined(__GNUC__) || defined(__clang__)
+/* A function only the exceptional path calls, kept out of line. */
+#define KP_COLD __attribute__((cold, noinline))
+extern PyObject *PyErr_Format(PyObject *exception, const char *format, ...) __attribute__((cold));
+extern void PyErr_SetString(PyObject *exception, const char *message) __attribute__((cold));
+extern void PyErr_SetObject(PyObject *exception, PyObject *value) __attribute__((cold));
+extern PyObject *PyErr_NoMemory(void) __attribute__((cold));
+#else
+#define KP_COLD
+#endif
+
 /* ---- dtypes, layouts, memory traits -------------------------------------- */
 
 /* The rows are the public header's (include/kokkos_python/tables.h, which

@@ -11,14 +11,13 @@ flags. Modules imported before `kokkos` keep Python's own message.
 """
 
 import importlib.machinery
-import re
 import sys
 
 from . import _own_kokkos
 
 # A C++ symbol in namespace Kokkos (Itanium mangling: _ZN6Kokkos..., and
-# _ZNK6Kokkos... for const members)
-_KOKKOS_SYMBOL = re.compile(r"undefined symbol: (_ZN[KVR]*6Kokkos\w*)")
+# _ZNK6Kokkos... for const members); matched only when a load failed
+_KOKKOS_SYMBOL = r"undefined symbol: (_ZN[KVR]*6Kokkos\w*)"
 
 
 class _LinkHintLoader(importlib.machinery.ExtensionFileLoader):
@@ -40,7 +39,9 @@ class _LinkHintLoader(importlib.machinery.ExtensionFileLoader):
                         return super().create_module(spec)
             return super().create_module(spec)
         except ImportError as exc:
-            found = _KOKKOS_SYMBOL.search(str(exc))
+            import re  # here: only a failure needs it
+
+            found = re.search(_KOKKOS_SYMBOL, str(exc))
             if not found:
                 raise
             raise ImportError(

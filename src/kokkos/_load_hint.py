@@ -6,33 +6,34 @@ one of them is missing on this machine, the dynamic loader fails before any
 of the package's code runs, with a message that names a file or a symbol
 and nothing else. explain() turns that message into one that says which
 library it is and what to do. Pure Python, so it works without the core.
+Only conflict() runs on every import; explain() and the regular expressions
+it needs are for a failure, and load then.
 """
 
 import os
-import re
 
 # (pattern in the loader's message, what it means and what to do); the first
 # that matches explains the failure.
 _CAUSES = (
     (
-        re.compile(r"libcuda\.so[.0-9]*: cannot open shared object file"),
+        r"libcuda\.so[.0-9]*: cannot open shared object file",
         "this package's Kokkos uses CUDA, and this machine has no NVIDIA driver (libcuda.so.1 is missing). "
         "Run it where the GPU's driver is installed; on a machine without an NVIDIA GPU use a build without "
         "CUDA: the pykokkos-base wheel (pip uninstall pykokkos-base-cu13, then pip install pykokkos-base), "
         "or pip install . from the source, which leaves CUDA out where there is no GPU",
     ),
     (
-        re.compile(r"undefined symbol: cu[A-Z]"),
+        r"undefined symbol: cu[A-Z]",
         "its Kokkos library was linked without the CUDA driver library (libcuda.so): rebuild it on a machine "
         "with the NVIDIA driver or the CUDA toolkit's stubs (lib64/stubs/libcuda.so)",
     ),
     (
-        re.compile(r"libcudart\.so[.0-9]*: cannot open shared object file"),
+        r"libcudart\.so[.0-9]*: cannot open shared object file",
         "the CUDA runtime its Kokkos was built with is not on the library path: add the CUDA toolkit's "
         "lib64 directory to LD_LIBRARY_PATH (or /etc/ld.so.conf.d), or install that CUDA version",
     ),
     (
-        re.compile(r"libkokkos[\w-]*\.so[.0-9]*: cannot open shared object file"),
+        r"libkokkos[\w-]*\.so[.0-9]*: cannot open shared object file",
         "the Kokkos library it was built against is gone or moved: reinstall the package (pip install .) "
         "against the Kokkos you have, or put that Kokkos back",
     ),
@@ -43,7 +44,7 @@ _CAUSES = (
 # loader found: a cause only when the library the package was built against
 # is gone (the loader then found another Kokkos of the same file name, as
 # Debian sid's libkokkoscore.so is, of another version).
-_KOKKOS_SYMBOL = re.compile(r"undefined symbol: _ZN\d*Kokkos")
+_KOKKOS_SYMBOL = r"undefined symbol: _ZN\d*Kokkos"
 
 
 def explain(exc, kokkos_library=None):
@@ -52,11 +53,13 @@ def explain(exc, kokkos_library=None):
     shows none (the original error then stands as it is). kokkos_library:
     the path of the Kokkos library the package was built against (its build
     record), if known."""
+    import re  # here: only a failure needs it
+
     text = str(exc)
     for pattern, remedy in _CAUSES:
-        if pattern.search(text):
+        if re.search(pattern, text):
             return f"kokkos: the core module could not load: {remedy}. The loader said: {text}"
-    if kokkos_library and _KOKKOS_SYMBOL.search(text) and not os.path.exists(kokkos_library):
+    if kokkos_library and re.search(_KOKKOS_SYMBOL, text) and not os.path.exists(kokkos_library):
         return (
             f"kokkos: the core module could not load: the Kokkos library it was built against ({kokkos_library}) "
             "is gone or moved, and the loader found another Kokkos of that name, of another version, in its place: "

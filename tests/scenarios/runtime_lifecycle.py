@@ -153,6 +153,24 @@ def mirror_of_a_released_view():
     v.create_mirror()
 
 
+def mirrors_of_a_released_view_refuse():
+    """Every mirror spelling, the documented one's short path included,
+    refuses a View Kokkos' finalize released, naming it."""
+    kokkos.initialize()
+    v = kokkos.array("gone", [2])
+    kokkos.finalize()
+    calls = {
+        "create_mirror_view_and_copy(HostSpace, v)": lambda: kokkos.create_mirror_view_and_copy(kokkos.HostSpace, v),
+        "create_mirror_view_and_copy('HostSpace', v)": lambda: kokkos.create_mirror_view_and_copy("HostSpace", v),
+        "create_mirror_view(v)": lambda: kokkos.create_mirror_view(v),
+        "create_mirror(v)": lambda: kokkos.create_mirror(v),
+    }
+    for name, call in calls.items():
+        with raises(RuntimeError, "View 'gone' was released when Kokkos was finalized"):
+            call()
+        print("refused:", name)
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -166,6 +184,7 @@ CASES = {
         exit_with_live_views,
         seed_style_initialize_reads_argv,
         mirror_of_a_released_view,
+        mirrors_of_a_released_view_refuse,
     )
 }
 

@@ -86,17 +86,25 @@ int kp_args_parse(kp_state *st, const kp_signature *sig, const kp_param *params,
                  sig->positional == 1 ? "" : "s", nargs);
     return -1;
   }
-  for (int i = 0; i < count; ++i) *params[i].dest = i < nargs ? args[i] : NULL;
+  int p = 0;
+  for (; p < (int)nargs; ++p) *params[p].dest = args[p];
+  for (; p < count; ++p) *params[p].dest = NULL;
   Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  /* Keywords mostly come in the signature's order: each search starts
+   * after the parameter the previous keyword named, and wraps around. */
+  int next = sig->posonly < (int)nargs ? (int)nargs : sig->posonly;
   for (Py_ssize_t k = 0; k < nk; ++k) {
     PyObject *key = PyTuple_GET_ITEM(kwnames, k);
     /* Keyword names at call sites are interned: compare pointers first. */
     int found = -1;
-    for (int i = sig->posonly; i < count; ++i)
-      if (key == st->kw[params[i].kw]) {
-        found = i;
+    for (int n = sig->posonly; n < count; ++n) {
+      if (next >= count) next = sig->posonly;
+      if (key == st->kw[params[next].kw]) {
+        found = next;
         break;
       }
+      ++next;
+    }
     if (found < 0 && (found = keyword_by_value(st, sig, params, count, key)) < 0) return -1;
     if (*params[found].dest) {
       PyErr_Format(PyExc_TypeError, "%s: got multiple values for argument '%s'", sig->name,
@@ -104,6 +112,7 @@ int kp_args_parse(kp_state *st, const kp_signature *sig, const kp_param *params,
       return -1;
     }
     *params[found].dest = args[nargs + k];
+    next = found + 1;
   }
   for (int i = (int)nargs; i < sig->required; ++i) {
     if (!*params[i].dest) {

@@ -22,9 +22,13 @@ static int buffer_error(kp_view *v, const char *why) {
   return -1;
 }
 
-int kp_view_getbuffer(PyObject *self, Py_buffer *view, int flags) {
-  kp_view *v = (kp_view *)self;
-  view->obj = NULL;
+/* The flag bits by which a consumer asks for an order of the elements
+ * (each of PyBUF_C/F/ANY_CONTIGUOUS also includes PyBUF_STRIDES). */
+#define KP_BUF_ORDER_BITS ((PyBUF_C_CONTIGUOUS | PyBUF_F_CONTIGUOUS | PyBUF_ANY_CONTIGUOUS) & ~PyBUF_STRIDES)
+
+/* 0 when v may export what flags ask, else -1 with the error saying why
+ * (called for the requests that may be refused only). */
+static KP_COLD int buffer_refused(kp_view *v, int flags) {
   if (kp_view_check_released(v)) return -1;
   if (!kp_view_host_exportable(v)) {
     kp_state *st = kp_state_from_type(Py_TYPE(v));
@@ -42,9 +46,21 @@ int kp_view_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     return buffer_error(v, "it is not contiguous");
   if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !c)
     return buffer_error(v, "it is not C-contiguous and the consumer did not ask for strides");
-  Py_ssize_t itemsize = kp_dtypes[v->dtype].itemsize;
+  return 0;
+}
+
+int kp_view_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+  kp_view *v = (kp_view *)self;
+  view->obj = NULL;
+  /* What NumPy and memoryview ask of a live HostSpace View (strides, no
+   * order) cannot be refused; anything else goes through every check. */
+  int plain = (!v->owner || !v->owner->released) && v->space == KP_SPACE_HOST && !(flags & KP_BUF_ORDER_BITS) &&
+              (flags & PyBUF_STRIDES) == PyBUF_STRIDES && !((flags & PyBUF_WRITABLE) && v->readonly);
+  if (!plain && buffer_refused(v, flags) < 0) return -1;
+  Py_ssize_t itemsize = kp_dtypes[v->dtype].itemsize, len = itemsize;
+  for (int r = 0; r < v->rank; ++r) len *= v->shape[r];
   view->buf = v->data;
-  view->len = kp_view_size(v) * itemsize;
+  view->len = len;
   view->readonly = v->readonly;
   view->itemsize = itemsize;
   view->format = (flags & PyBUF_FORMAT) ? (char *)kp_dtypes[v->dtype].format : NULL;

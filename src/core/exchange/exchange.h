@@ -7,7 +7,8 @@
  * The files, each calling only those listed below it (no circle):
  *   import.c      which protocol an import takes (kp_view_from_exchange)
  *   dlpack_api.c  the View type's DLPack C exchange table
- *   dlpack.c      DLPack both ways: capsules, __dlpack__, from_dlpack
+ *   dlpack_import.c  DLPack import: capsules, exchange tables, from_dlpack
+ *   dlpack.c      DLPack export (__dlpack__) and the device and dtype mappings
  *   cai.c         __cuda_array_interface__ both ways
  *   buffer.c      the buffer protocol and __array_interface__ both ways
  *   interface.c   the one reader of the interface dictionaries
@@ -48,7 +49,7 @@ int kp_exchange_init(kp_state *st);
 /* A new capsule holding the View type's DLPack C exchange table, the value
  * of its class attribute __dlpack_c_exchange_api__ (dlpack_api.c). */
 PyObject *kp_dlpack_exchange_api_capsule(void);
-/* from_dlpack(x, /, *, device=None, copy=None, label=None) (dlpack.c). */
+/* from_dlpack(x, /, *, device=None, copy=None, label=None) (dlpack_import.c). */
 PyObject *kp_py_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 /* _view_from_object(obj, label=None): kokkos.asarray's zero-copy step, and
  * _from_cuda_array_interface(obj, label=None): the CAI import alone, for
@@ -144,8 +145,15 @@ int kp_order_import(int space, uintptr_t producer, const char *where);
  * or before Kokkos is initialized. -1 with exception. */
 int kp_order_export(int space, int32_t device_type, uintptr_t consumer, const char *where);
 
-/* ---- DLPack (dlpack.c) -------------------------------------------------------- */
+/* ---- DLPack (dlpack.c: export and the mappings; dlpack_import.c: import) ------ */
 
+/* Parses copy=None/True/False into -1/1/0 in *out; -1 with TypeError. */
+int kp_dl_parse_copy(PyObject *obj, const char *where, int *out);
+/* Parses what (a tuple of two ints, such as a DLPack device or version)
+ * into *a and *b; -1 with TypeError or OverflowError. */
+int kp_dl_parse_int_pair(PyObject *obj, const char *what, const char *where, long *a, long *b);
+/* The name of a DLPack device type ("CUDA"), "unknown" for others. */
+const char *kp_dl_device_name(int32_t device_type);
 /* The memory space for a DLPack device type, or -1 (no error set). */
 int kp_space_from_dlpack_device(int32_t device_type);
 /* The (device type, device ordinal) a View in space reports to DLPack. */

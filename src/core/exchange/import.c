@@ -137,6 +137,20 @@ PyObject *kp_py_from_cuda_array_interface(PyObject *module, PyObject *const *arg
 
 /* ---- the protocols' names and constants ------------------------------------------- */
 
+/* A tuple of n interned keyword names (of a, b, c); new reference or NULL. */
+static PyObject *kw_names(Py_ssize_t n, const char *a, const char *b, const char *c) {
+  const char *names[3] = {a, b, c};
+  PyObject *t = PyTuple_New(n);
+  for (Py_ssize_t i = 0; t && i < n; ++i) {
+    PyObject *s = PyUnicode_InternFromString(names[i]);
+    if (!s)
+      Py_CLEAR(t);
+    else
+      PyTuple_SET_ITEM(t, i, s);
+  }
+  return t;
+}
+
 int kp_exchange_init(kp_state *st) {
   PyObject **dl = st->dl;
   dl[KP_DL_STR_DLPACK] = PyUnicode_InternFromString("__dlpack__");
@@ -145,10 +159,12 @@ int kp_exchange_init(kp_state *st) {
   dl[KP_DL_STR_CAI] = PyUnicode_InternFromString("__cuda_array_interface__");
   dl[KP_DL_MAX_VERSION] = Py_BuildValue("(ii)", KP_DL_MAJOR_VERSION, KP_DL_MINOR_VERSION);
   dl[KP_DL_CPU_DEVICE] = Py_BuildValue("(ii)", KP_DL_CPU, 0);
-  dl[KP_DL_KW_MAX_VERSION] = Py_BuildValue("(s)", "max_version");
-  dl[KP_DL_KW_STREAM_MAX_VERSION] = Py_BuildValue("(ss)", "stream", "max_version");
-  dl[KP_DL_KW_STREAM] = Py_BuildValue("(s)", "stream");
-  dl[KP_DL_KW_HOST_COPY] = Py_BuildValue("(sss)", "max_version", "dl_device", "copy");
+  /* Keyword names interned: a producer's parser (NumPy's among them) finds
+   * an interned name by its address, and compares strings otherwise. */
+  dl[KP_DL_KW_MAX_VERSION] = kw_names(1, "max_version", "", "");
+  dl[KP_DL_KW_STREAM_MAX_VERSION] = kw_names(2, "stream", "max_version", "");
+  dl[KP_DL_KW_STREAM] = kw_names(1, "stream", "", "");
+  dl[KP_DL_KW_HOST_COPY] = kw_names(3, "max_version", "dl_device", "copy");
   for (int i = 0; i < KP_DL_CONST_COUNT; ++i)
     if (!dl[i]) return -1; /* the module's clear drops those made */
   return 0;

@@ -69,14 +69,23 @@ static kp_status owner_give_back(int space, const char *label, void *data, size_
   return kp_bridge_deallocate(space, label, data, bytes, err);
 }
 
+/* A label's UTF-8 text for Kokkos, or NULL with an exception. An ASCII
+ * str (every default label, most given ones) is its own UTF-8: no call. */
+static const char *label_text(PyObject *label) {
+  if (!label) return "";
+  if (PyUnicode_IS_COMPACT_ASCII(label)) return (const char *)PyUnicode_DATA(label);
+  return PyUnicode_AsUTF8(label);
+}
+
 /* Returns KP_OWNER_KOKKOS memory (owner_give_back); err is set on failure. */
 static kp_status owner_deallocate(kp_owner *o, kp_error *err) {
-  const char *label = o->label ? PyUnicode_AsUTF8(o->label) : "";
+  if (o->reusable && kp_host_block_keep(o->data, o->bytes)) return KP_OK; /* no label needed */
+  const char *label = label_text(o->label);
   if (!label) {
     PyErr_Clear();
     label = "";
   }
-  return owner_give_back(o->space, label, o->data, o->bytes, o->reusable, err);
+  return kp_bridge_deallocate(o->space, label, o->data, o->bytes, err);
 }
 
 /* Gives back the host pages registered for o (reach.c), if any. */
@@ -320,7 +329,7 @@ static kp_owner *owner_new(kp_state *st, kp_owner_kind kind, int space, void *da
 }
 
 kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t bytes, int zero) {
-  const char *clabel = label ? PyUnicode_AsUTF8(label) : "";
+  const char *clabel = label_text(label);
   if (!clabel) return NULL;
   void *p = NULL;
   kp_error err;
