@@ -100,6 +100,11 @@ fi
 vpy=$venv/bin/python3
 pip=("$vpy" -m pip --disable-pip-version-check)
 [ "$offline" = 1 ] && pip+=(--no-index)
+# A new environment's pip is the one its Python came with: older ones lack
+# the build's -C options.
+if [ "$offline" = 0 ] && [ ! -f "$venv/.deps-pip" ]; then
+  "${pip[@]}" install -q -U pip && touch "$venv/.deps-pip"
+fi
 
 # install_once STAMP REQUIRED|OPTIONAL REQUIREMENT...: installs what the stamp
 # does not already record; an optional requirement that does not install (no

@@ -159,7 +159,7 @@ static int bool_value(PyObject *obj, const char *what) {
 #define KP_SET_UINT(id, T, name) KP_SET_INTEGER(id, T, name, 1)
 #define KP_SET_REAL(id, T, name)                  \
   static int set_##id(char *p, PyObject *obj) {   \
-    double d;                                     \
+    double d = 0.0;                               \
     if (real_value(obj, name, &d) < 0) return -1; \
     T v = (T)d;                                   \
     memcpy(p, &v, sizeof v);                      \
@@ -167,7 +167,7 @@ static int bool_value(PyObject *obj, const char *what) {
   }
 #define KP_SET_COMPLEX(id, T, name)                  \
   static int set_##id(char *p, PyObject *obj) {      \
-    Py_complex c;                                    \
+    Py_complex c = {0.0, 0.0};                       \
     if (complex_value(obj, name, &c) < 0) return -1; \
     T v[2] = {(T)c.real, (T)c.imag};                 \
     memcpy(p, v, sizeof v);                          \
@@ -182,7 +182,7 @@ static int bool_value(PyObject *obj, const char *what) {
   }
 #define KP_SET_HALF(id, T, name)                               \
   static int set_##id(char *p, PyObject *obj) {                \
-    double d;                                                  \
+    double d = 0.0;                                            \
     if (real_value(obj, name, &d) < 0) return -1;              \
     if (fabs(d) >= KP_F16_OVERFLOW) d = copysign(HUGE_VAL, d); \
     return kp_pack_half(d, p);                                 \
