@@ -341,7 +341,10 @@ def selection(args: argparse.Namespace, rest: list[str]) -> tuple[list[str], lis
     paths = [a for a in rest if not a.startswith("-") and (ROOT / a.split("::")[0]).exists()]
     options = [a for a in rest if a not in paths]
     if args.core:
+        # (the C++ test modules test the headers, not this Python's C API:
+        # the few core-file tests that use them stay with the whole suite)
         paths = [f"tests/{f}" for f in CORE_FILES]
+        options = ["-m", "not cxx_modules", *options]
     if not paths and args.sanitize:
         paths, given = SANITIZERS[args.sanitize]["tests"]
         options = given + options
@@ -362,12 +365,12 @@ def selection(args: argparse.Namespace, rest: list[str]) -> tuple[list[str], lis
     return targets, options
 
 
-def build_cxx_modules(name: str, python: str, env: dict, out: Path, targets: list[str]) -> None:
+def build_cxx_modules(args, name: str, python: str, env: dict, out: Path, targets: list[str]) -> None:
     """The C++ test modules and the seed example, built before the tests
     (with Kokkos 5's C++20 headers they take minutes on two cores; inside
     the first test that needs them they would spend its time limit)."""
     users = ("tests", "tests/", "test_cxx", "test_build", "test_float16", "test_import_init", "test_exchange_fields")
-    if not any(t.startswith(users) or "/test_cxx" in t for t in targets):
+    if args.core or not any(t.startswith(users) or "/test_cxx" in t for t in targets):
         return
     t0 = time.time()
     code = "import cxx_build; cxx_build.test_modules(); cxx_build.examples()"
@@ -481,7 +484,7 @@ def one_run(args: argparse.Namespace, rest: list[str]) -> tuple[int, str]:
     vpy = str(venv / "bin/python")
     what = describe(vpy, env)
     say(name, what)
-    build_cxx_modules(name, vpy, env, out, targets)
+    build_cxx_modules(args, name, vpy, env, out, targets)
     rc = run_pytest(args, name, vpy, env, out, targets, options)
     rc = summary(name, out, rc, args.sanitize)
     if args.bench and args.part in ("all", "cuda"):

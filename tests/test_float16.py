@@ -523,6 +523,7 @@ def pyb():
     return cxx_build.test_module("kp_test_pyb")
 
 
+@pytest.mark.cxx_modules
 def test_half_t_maps_to_what_kokkos_stores(pyb):
     dtype, is_float, size = pyb.half_t_dtype()
     if is_float:  # host-only backends: Kokkos makes half_t a float
@@ -531,6 +532,7 @@ def test_half_t_maps_to_what_kokkos_stores(pyb):
         assert (dtype, size) == (int(kokkos.float16), 2)
 
 
+@pytest.mark.cxx_modules
 def test_cxx_float16_round_trip(pyb):
     if not hasattr(pyb, "make_float16_2_right"):
         pytest.skip("the C++ compiler has no _Float16")
