@@ -26,6 +26,27 @@ extern int (*kp_runtime_after_auto_init)(const char *where);
  * finalize hook (runtime.c); -1 with an exception. */
 int kp_runtime_add(PyObject *module);
 
+/* KeyboardInterrupt and SystemExit raised by Python that Kokkos runs (a
+ * Tools callback) reach the program: each thread keeps the first one and
+ * raises it as soon as the Kokkos call that ran it returns (runtime.c).
+ * kp_interrupt_keep, with the exception the callback raised set: 1 when it
+ * was taken (a KeyboardInterrupt or SystemExit, the thread's first; none is
+ * set after), 0 when it is left set for the caller to report (foreign: the
+ * callback runs on a thread Python did not start, whose KeyboardInterrupt
+ * goes to the main thread as a SIGINT does). Around every callback,
+ * kp_interrupt_callback_enter / _leave (the value the first returns goes to
+ * the second); around the Kokkos calls of an entry point, kp_interrupt_enter
+ * and kp_interrupt_exit(rc), which returns rc, or -1 with the kept
+ * exception set (any exception set before becomes its __context__). Where
+ * no entry point raises it, the main thread raises it at its next bytecode
+ * (the object itself) and another thread an exception of its class. All
+ * with the GIL. */
+int kp_interrupt_keep(int foreign);
+int kp_interrupt_callback_enter(void);
+void kp_interrupt_callback_leave(int entries);
+void kp_interrupt_enter(void);
+int kp_interrupt_exit(int rc);
+
 /* ---- Allocation (owner.c) ---------------------------------------------------------- */
 
 typedef enum kp_owner_kind {
@@ -136,7 +157,9 @@ int kp_work_finalizing_elsewhere(void);
  * other threads' work in flight and Tools callbacks. A callback may wait for
  * this thread, so the wait for one is bounded (KOKKOS_PYTHON_FINALIZE_WAIT
  * seconds, 30 by default): 0, or -1 with RuntimeError naming the callback
- * and where, work allowed again and Kokkos left running. */
+ * and where, work allowed again and Kokkos left running. Signals are looked
+ * at between waits: -1 with the exception a handler raised (Ctrl-C's
+ * KeyboardInterrupt), work allowed again. */
 int kp_work_drain_before_finalize(const char *where);
 /* Allows work again after a finalize that did not happen (Kokkos refused). */
 void kp_work_finalize_abandoned(void);

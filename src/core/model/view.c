@@ -253,8 +253,14 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
   if (kp_runtime_ensure() < 0) return NULL;
   kp_owner *owner = NULL;
   if (bytes > 0) {
+    /* what the allocation's Tools callbacks raise to end the program
+     * (KeyboardInterrupt, SystemExit) is raised here, the View dropped */
+    kp_interrupt_enter();
     owner = kp_owner_allocate(st, spec->space, label, bytes, spec->zero);
-    if (!owner) return NULL;
+    if (kp_interrupt_exit(owner ? 0 : -1) < 0) {
+      Py_XDECREF(owner);
+      return NULL;
+    }
   }
   Py_ssize_t strides[KP_MAX_RANK];
   kp_contiguous_strides(spec->rank, spec->shape, spec->layout == KP_LAYOUT_LEFT ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT,

@@ -39,6 +39,7 @@
 #include "tools.h"
 #include "tools_bridge.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,12 +336,13 @@ static PyObject *kp_programming_interface_fence(PyObject *self, PyObject *const 
   }
   if (nargs == 1 && kp_tools_u32(args[0], "kokkos.tools.ToolProgrammingInterface.fence()", "device_id", &device_id) < 0)
     return NULL;
-  kp_error err;
-  err.message[0] = 0;
-  kp_status s;
-  KP_KOKKOS_WORK("kokkos.tools.ToolProgrammingInterface.fence()", return NULL,
-                 s = kp_tools_bridge_tool_fence(device_id, &err));
-  if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.tools.ToolProgrammingInterface.fence()"), NULL;
+  static const char *where = "kokkos.tools.ToolProgrammingInterface.fence()";
+  kp_error err = {{0}};
+  kp_status s = KP_OK;
+  int rc = 0;
+  kp_interrupt_enter();
+  KP_KOKKOS_WORK(where, rc = -1, s = kp_tools_bridge_tool_fence(device_id, &err));
+  if (kp_tools_entry_end(where, rc, s, &err) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -368,10 +370,38 @@ static PyType_Spec kp_programming_interface_spec = {
 
 static int kp_python_alive(void) { return Py_IsInitialized() && !kp_is_finalizing(); }
 
+/* What the tools layer keeps per thread: how many callbacks it is inside,
+ * and the first RecursionError met inside them with its callable and event.
+ * At the recursion limit the unraisable hook cannot run (it needs the very
+ * calls there is no room for), so that error is reported when the
+ * thread's outermost callback ends. */
+typedef struct kp_tools_thread {
+  int depth;
+  PyObject *recursion; /* strong */
+  PyObject *recursion_fn;
+  int recursion_event;
+} kp_tools_thread;
+
+static _Thread_local kp_tools_thread t_tools;
+
+static void kp_tools_write_unraisable(int event, PyObject *fn) {
+  char what[96];
+  PyOS_snprintf(what, sizeof what, "the kokkos.tools %s callback", kp_tools_events[event].name);
+  kp_write_unraisable(what, fn);
+}
+
 /* Takes the GIL and a strong reference to event's callable. 0 (holding
- * nothing) if no callable is set or Python is gone. */
+ * nothing) if no callable is set or Python is gone, or the thread is as deep
+ * in C and Python calls as Python allows (a RecursionError, reported). A
+ * chain of events (a callback whose result, dropped, raises the next event)
+ * nests C calls with no Python frame between them: each callback counts as
+ * one Python call from kp_tools_enter to kp_tools_leave, and everything it
+ * leaves behind (its result, its arguments, the callable) is released in
+ * between, so such a chain ends in a RecursionError, as one of Python calls
+ * does, long before the C stack does. */
 int kp_tools_enter(int event, kp_tools_call *c) {
   if (!kp_python_alive()) return 0;
+  c->foreign = PyGILState_GetThisThreadState() == NULL;
   c->gil = PyGILState_Ensure();
   c->fn = kp_tools_g.callables[event];
   if (!c->fn) {
@@ -379,42 +409,74 @@ int kp_tools_enter(int event, kp_tools_call *c) {
     return 0;
   }
   Py_INCREF(c->fn);
+  c->event = event;
   c->saved = kp_fetch_exception();
+  if (Py_EnterRecursiveCall(" in a Kokkos Tools callback")) {
+    kp_tools_report(c);
+    Py_DECREF(c->fn);
+    kp_restore_exception(c->saved);
+    PyGILState_Release(c->gil);
+    return 0;
+  }
   c->outer = kp_callback_enter(kp_tools_events[event].name);
+  c->entries = kp_interrupt_callback_enter();
+  ++t_tools.depth;
   return 1;
 }
 
 void kp_tools_leave(kp_tools_call *c) {
   kp_callback_leave(c->outer);
   Py_DECREF(c->fn);
+  Py_LeaveRecursiveCall();
+  if (--t_tools.depth == 0 && t_tools.recursion) {
+    PyObject *fn = t_tools.recursion_fn;
+    kp_restore_exception(t_tools.recursion);
+    t_tools.recursion = t_tools.recursion_fn = NULL;
+    kp_tools_write_unraisable(t_tools.recursion_event, fn);
+    Py_DECREF(fn);
+  }
+  kp_interrupt_callback_leave(c->entries);
   kp_restore_exception(c->saved);
   PyGILState_Release(c->gil);
 }
 
-/* Reports the exception set now as unraisable, naming the event; clears it. */
-void kp_tools_report(int event, PyObject *fn) {
-  char what[96];
-  PyOS_snprintf(what, sizeof what, "the kokkos.tools %s callback", kp_tools_events[event].name);
-  kp_write_unraisable(what, fn);
+/* The exception set now, raised by the callback c called or about it: a
+ * KeyboardInterrupt or SystemExit is kept for the program
+ * (kp_interrupt_keep), a RecursionError inside a callback reported when the
+ * outermost ends (the first of them; the others are its echo), anything
+ * else reported as unraisable, naming the event. None is set after. */
+void kp_tools_report(const kp_tools_call *c) {
+  if (kp_interrupt_keep(c->foreign)) return;
+  if (t_tools.depth > 0 && PyErr_ExceptionMatches(PyExc_RecursionError)) {
+    if (t_tools.recursion) {
+      PyErr_Clear();
+      return;
+    }
+    t_tools.recursion = kp_fetch_exception();
+    t_tools.recursion_fn = Py_NewRef(c->fn);
+    t_tools.recursion_event = c->event;
+    return;
+  }
+  kp_tools_write_unraisable(c->event, c->fn);
 }
 
 /* Calls the callable with args (new references, stolen, NULL entries mean
  * building one failed); returns the result (new reference) or NULL after
  * reporting the exception. */
-PyObject *kp_tools_invoke(int event, kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
+PyObject *kp_tools_invoke(kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
   PyObject *res = NULL;
   int ok = 1;
   for (Py_ssize_t i = 0; i < nargs; ++i)
     if (!args[i]) ok = 0;
   if (ok) res = PyObject_Vectorcall(c->fn, args, (size_t)nargs, NULL);
   for (Py_ssize_t i = 0; i < nargs; ++i) Py_XDECREF(args[i]);
-  if (!res) kp_tools_report(event, c->fn);
+  if (!res) kp_tools_report(c);
   return res;
 }
 
 /* Calls and discards the result. */
-void kp_tools_invoke_void(int event, kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
-  PyObject *res = kp_tools_invoke(event, c, args, nargs);
+void kp_tools_invoke_void(kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
+  PyObject *res = kp_tools_invoke(c, args, nargs);
   Py_XDECREF(res);
 }
 
@@ -451,7 +513,7 @@ static uint64_t kp_tools_take_id(int event, kp_tools_call *c, PyObject *res, uin
   }
   Py_DECREF(res);
   if (PyErr_Occurred()) {
-    kp_tools_report(event, c->fn);
+    kp_tools_report(c);
     return 0;
   }
   return (uint64_t)v;
@@ -478,14 +540,14 @@ static void kp_on_init(int load_sequence, uint64_t interface_version, uint32_t d
   }
   PyObject *args[4] = {PyLong_FromLong(load_sequence), PyLong_FromUnsignedLongLong(interface_version),
                        PyLong_FromUnsignedLong(device_info_count), info};
-  kp_tools_invoke_void(KP_TOOLS_INIT, &c, args, 4);
+  kp_tools_invoke_void(&c, args, 4);
   kp_tools_leave(&c);
 }
 
 static void kp_on_plain(int event) {
   kp_tools_call c;
   if (!kp_tools_enter(event, &c)) return;
-  kp_tools_invoke_void(event, &c, NULL, 0);
+  kp_tools_invoke_void(&c, NULL, 0);
   kp_tools_leave(&c);
 }
 
@@ -500,7 +562,7 @@ static void kp_on_parse_args(int argc, char **argv) {
     Py_XDECREF(s);
   }
   PyObject *args[2] = {PyLong_FromLong(argc), list};
-  kp_tools_invoke_void(KP_TOOLS_PARSE_ARGS, &c, args, 2);
+  kp_tools_invoke_void(&c, args, 2);
   kp_tools_leave(&c);
 }
 
@@ -508,7 +570,7 @@ static void kp_on_print_help(const char *program) {
   kp_tools_call c;
   if (!kp_tools_enter(KP_TOOLS_PRINT_HELP, &c)) return;
   PyObject *args[1] = {kp_tools_str(program)};
-  kp_tools_invoke_void(KP_TOOLS_PRINT_HELP, &c, args, 1);
+  kp_tools_invoke_void(&c, args, 1);
   kp_tools_leave(&c);
 }
 
@@ -516,7 +578,7 @@ static void kp_on_begin(int event, const char *name, uint32_t device_id, uint64_
   kp_tools_call c;
   if (!kp_tools_enter(event, &c)) return;
   PyObject *args[2] = {kp_tools_str(name), PyLong_FromUnsignedLong(device_id)};
-  PyObject *res = kp_tools_invoke(event, &c, args, 2);
+  PyObject *res = kp_tools_invoke(&c, args, 2);
   uint64_t id = kp_tools_take_id(event, &c, res, UINT64_MAX);
   if (out_id) *out_id = id;
   kp_tools_leave(&c);
@@ -526,7 +588,7 @@ static void kp_on_end(int event, uint64_t id) {
   kp_tools_call c;
   if (!kp_tools_enter(event, &c)) return;
   PyObject *args[1] = {PyLong_FromUnsignedLongLong(id)};
-  kp_tools_invoke_void(event, &c, args, 1);
+  kp_tools_invoke_void(&c, args, 1);
   kp_tools_leave(&c);
 }
 
@@ -534,7 +596,7 @@ static void kp_on_named(int event, const char *name) {
   kp_tools_call c;
   if (!kp_tools_enter(event, &c)) return;
   PyObject *args[1] = {kp_tools_str(name)};
-  kp_tools_invoke_void(event, &c, args, 1);
+  kp_tools_invoke_void(&c, args, 1);
   kp_tools_leave(&c);
 }
 
@@ -544,7 +606,7 @@ static void kp_on_data(int event, const kp_tools_space_handle *space, const char
   if (!kp_tools_enter(event, &c)) return;
   PyObject *args[4] = {kp_space_handle_from(space), kp_tools_str(label), PyLong_FromVoidPtr((void *)ptr),
                        PyLong_FromUnsignedLongLong(size)};
-  kp_tools_invoke_void(event, &c, args, 4);
+  kp_tools_invoke_void(&c, args, 4);
   kp_tools_leave(&c);
 }
 
@@ -552,7 +614,7 @@ static void kp_on_create_section(const char *name, uint32_t *out_id) {
   kp_tools_call c;
   if (!kp_tools_enter(KP_TOOLS_CREATE_PROFILE_SECTION, &c)) return;
   PyObject *args[1] = {kp_tools_str(name)};
-  PyObject *res = kp_tools_invoke(KP_TOOLS_CREATE_PROFILE_SECTION, &c, args, 1);
+  PyObject *res = kp_tools_invoke(&c, args, 1);
   uint64_t id = kp_tools_take_id(KP_TOOLS_CREATE_PROFILE_SECTION, &c, res, UINT32_MAX);
   if (out_id) *out_id = (uint32_t)id;
   kp_tools_leave(&c);
@@ -562,7 +624,7 @@ static void kp_on_section(int event, uint32_t id) {
   kp_tools_call c;
   if (!kp_tools_enter(event, &c)) return;
   PyObject *args[1] = {PyLong_FromUnsignedLong(id)};
-  kp_tools_invoke_void(event, &c, args, 1);
+  kp_tools_invoke_void(&c, args, 1);
   kp_tools_leave(&c);
 }
 
@@ -574,7 +636,7 @@ static void kp_on_deep_copy(const kp_tools_space_handle *dst_space, const char *
   PyObject *args[7] = {kp_space_handle_from(dst_space),  kp_tools_str(dst_label), PyLong_FromVoidPtr((void *)dst_ptr),
                        kp_space_handle_from(src_space),  kp_tools_str(src_label), PyLong_FromVoidPtr((void *)src_ptr),
                        PyLong_FromUnsignedLongLong(size)};
-  kp_tools_invoke_void(KP_TOOLS_BEGIN_DEEP_COPY, &c, args, 7);
+  kp_tools_invoke_void(&c, args, 7);
   kp_tools_leave(&c);
 }
 
@@ -582,7 +644,7 @@ static void kp_on_dual_view(int event, const char *label, const void *ptr, int f
   kp_tools_call c;
   if (!kp_tools_enter(event, &c)) return;
   PyObject *args[3] = {kp_tools_str(label), PyLong_FromVoidPtr((void *)ptr), PyBool_FromLong(flag)};
-  kp_tools_invoke_void(event, &c, args, 3);
+  kp_tools_invoke_void(&c, args, 3);
   kp_tools_leave(&c);
 }
 
@@ -590,7 +652,7 @@ static void kp_on_metadata(const char *key, const char *value) {
   kp_tools_call c;
   if (!kp_tools_enter(KP_TOOLS_DECLARE_METADATA, &c)) return;
   PyObject *args[2] = {kp_tools_str(key), kp_tools_str(value)};
-  kp_tools_invoke_void(KP_TOOLS_DECLARE_METADATA, &c, args, 2);
+  kp_tools_invoke_void(&c, args, 2);
   kp_tools_leave(&c);
 }
 
@@ -604,7 +666,7 @@ static void kp_on_tool_settings(uint32_t count, kp_tools_settings *settings) {
     Py_INCREF(obj); /* kept to read the answer back */
   }
   PyObject *args[2] = {PyLong_FromUnsignedLong(count), obj};
-  kp_tools_invoke_void(KP_TOOLS_REQUEST_TOOL_SETTINGS, &c, args, 2);
+  kp_tools_invoke_void(&c, args, 2);
   if (obj) {
     if (settings) settings->requires_global_fencing = ((kp_tool_settings *)obj)->requires_global_fencing != 0;
     Py_DECREF(obj);
@@ -617,7 +679,7 @@ static void kp_on_programming_interface(uint32_t count) {
   if (!kp_tools_enter(KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE, &c)) return;
   PyTypeObject *type = kp_tools_g.programming_interface_type;
   PyObject *args[2] = {PyLong_FromUnsignedLong(count), type->tp_alloc(type, 0)};
-  kp_tools_invoke_void(KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE, &c, args, 2);
+  kp_tools_invoke_void(&c, args, 2);
   kp_tools_leave(&c);
 }
 
@@ -699,19 +761,30 @@ int kp_tools_require_runtime(const char *where) {
   return kp_runtime_ensure();
 }
 
+int kp_tools_entry_begin(const char *where) {
+  kp_interrupt_enter();
+  if (kp_tools_require_runtime(where) == 0) return 0;
+  kp_interrupt_exit(-1);
+  return -1;
+}
+
+int kp_tools_entry_end(const char *where, int rc, kp_status s, const kp_error *err) {
+  if (rc == 0 && s != KP_OK) rc = kp_raise_bridge(s, err, where);
+  return kp_interrupt_exit(rc);
+}
+
 /* Profiling calls initialize Kokkos if needed (so a tool library named in
  * the environment sees them). With no callback set Kokkos would do nothing,
  * so neither do they. Otherwise they release the GIL around the call: Kokkos
  * may fence for the tool, and Python callbacks take the GIL back. */
-#define KP_TOOLS_CALL(where, CALL)                                     \
-  do {                                                                 \
-    if (kp_tools_require_runtime(where) < 0) return NULL;              \
-    if (kp_tools_bridge_profile_library_loaded()) {                    \
-      kp_error err_ = {{0}};                                           \
-      kp_status s_;                                                    \
-      KP_KOKKOS_WORK(where, return NULL, s_ = (CALL));                 \
-      if (s_ != KP_OK) return kp_raise_bridge(s_, &err_, where), NULL; \
-    }                                                                  \
+#define KP_TOOLS_CALL(where, CALL)                                                              \
+  do {                                                                                          \
+    if (kp_tools_entry_begin(where) < 0) return NULL;                                           \
+    kp_error err_ = {{0}};                                                                      \
+    kp_status s_ = KP_OK;                                                                       \
+    int rc_ = 0;                                                                                \
+    if (kp_tools_bridge_profile_library_loaded()) KP_KOKKOS_WORK(where, rc_ = -1, s_ = (CALL)); \
+    if (kp_tools_entry_end(where, rc_, s_, &err_) < 0) return NULL;                             \
   } while (0)
 
 static PyObject *kp_tools_push_region(PyObject *mod, PyObject *name) {
@@ -722,14 +795,31 @@ static PyObject *kp_tools_push_region(PyObject *mod, PyObject *name) {
 }
 
 /* _internal_setup() / _internal_test(): the original package's C++ self-test
- * (kokkos.tools._internal), always run, tool or not. */
+ * (kokkos.tools._internal), always run, tool or not. Its two Views are one
+ * per process and the test frees them, so one of the two runs at a time:
+ * called again from one of the test's own callbacks, or from another thread
+ * while one runs, it raises RuntimeError. (The GIL is held throughout, but
+ * a callback may give it to another thread.) */
+static atomic_int kp_tools_internal_running = 0;
+
 static PyObject *kp_tools_internal(int test) {
   const char *where = test ? "kokkos.tools._internal.test()" : "kokkos.tools._internal.setup()";
-  if (kp_tools_require_runtime(where) < 0) return NULL;
-  kp_error err;
-  err.message[0] = 0;
-  kp_status s = test ? kp_tools_bridge_internal_test(&err) : kp_tools_bridge_internal_setup(&err);
-  if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;
+  int idle = 0;
+  if (!atomic_compare_exchange_strong(&kp_tools_internal_running, &idle, 1)) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s: the self-test is already running (called from one of its own Kokkos Tools callbacks, or from "
+                 "another thread while one runs); setup() and test() run one at a time",
+                 where);
+    return NULL;
+  }
+  int rc = kp_tools_entry_begin(where);
+  if (rc == 0) {
+    kp_error err = {{0}};
+    kp_status s = test ? kp_tools_bridge_internal_test(&err) : kp_tools_bridge_internal_setup(&err);
+    rc = kp_tools_entry_end(where, 0, s, &err);
+  }
+  atomic_store(&kp_tools_internal_running, 0);
+  if (rc < 0) return NULL;
   Py_RETURN_NONE;
 }
 static PyObject *kp_tools_internal_setup(PyObject *mod, PyObject *unused) { return kp_tools_internal(0); }

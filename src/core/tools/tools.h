@@ -39,20 +39,29 @@ typedef struct kp_tools_call {
   PyObject *fn;      /* strong reference */
   PyObject *saved;   /* exception pending on entry (kp_fetch_exception) */
   const char *outer; /* the callback this thread was inside before (kp_callback_enter) */
+  int entries;       /* the entry points around it (kp_interrupt_callback_enter) */
+  int foreign;       /* the thread had no Python thread state: Kokkos' own */
+  int event;
 } kp_tools_call;
 
-/* Takes the GIL and a strong reference to event's callable: 1, or 0
- * (holding nothing) if no callable is set or Python is gone. */
+/* Takes the GIL and a strong reference to event's callable, and counts one
+ * Python call (Py_EnterRecursiveCall): 1, or 0 (holding nothing) if no
+ * callable is set, Python is gone, or the recursion limit is reached (the
+ * RecursionError reported). Everything the handler makes is released
+ * before kp_tools_leave. */
 int kp_tools_enter(int event, kp_tools_call *c);
-/* Drops the callable, restores the saved exception, releases the GIL. */
+/* Drops the callable, ends the call's count, restores the saved exception,
+ * releases the GIL. */
 void kp_tools_leave(kp_tools_call *c);
-/* Reports the exception set now as unraisable, naming the event; clears it. */
-void kp_tools_report(int event, PyObject *fn);
+/* The exception set now, from c's callback or about it: a KeyboardInterrupt
+ * or SystemExit is kept for the program (kp_interrupt_keep), anything else
+ * reported as unraisable naming the event; none is set after. */
+void kp_tools_report(const kp_tools_call *c);
 /* Calls c->fn with args (new references, stolen; a NULL entry means building
  * it failed): the result (new reference), or NULL after reporting. */
-PyObject *kp_tools_invoke(int event, kp_tools_call *c, PyObject **args, Py_ssize_t nargs);
+PyObject *kp_tools_invoke(kp_tools_call *c, PyObject **args, Py_ssize_t nargs);
 /* The same, discarding the result. */
-void kp_tools_invoke_void(int event, kp_tools_call *c, PyObject **args, Py_ssize_t nargs);
+void kp_tools_invoke_void(kp_tools_call *c, PyObject **args, Py_ssize_t nargs);
 
 /* str (new reference) from a C string from Kokkos; NULL is "". */
 PyObject *kp_tools_str(const char *s);
@@ -61,5 +70,14 @@ PyObject *kp_tools_str(const char *s);
 const char *kp_tools_cstr(PyObject *obj, const char *where, const char *what);
 /* Initializes Kokkos if needed; -1 with RuntimeError after finalize. */
 int kp_tools_require_runtime(const char *where);
+/* Around an entry point's Kokkos calls: kp_tools_entry_begin initializes
+ * Kokkos if needed (0, or -1 with an exception and nothing to end);
+ * kp_tools_entry_end(where, rc, s, err), with rc the entry point's result
+ * so far (0, or -1 with an exception set) and s the bridge's status (its
+ * error in err), returns 0 or -1 with an exception: the bridge's error,
+ * and a KeyboardInterrupt or SystemExit that a callback raised meanwhile
+ * (kp_interrupt_exit). */
+int kp_tools_entry_begin(const char *where);
+int kp_tools_entry_end(const char *where, int rc, kp_status s, const kp_error *err);
 
 #endif /* KOKKOS_PYTHON_CORE_TOOLS_H */

@@ -670,7 +670,7 @@ static void kp_on_declare_type(int output, const char *name, size_t id, const kp
   kp_tools_call c;
   if (!kp_tools_enter(event, &c)) return;
   PyObject *args[3] = {kp_tools_str(name), PyLong_FromSize_t(id), kp_variable_info_from_c(info)};
-  kp_tools_invoke_void(event, &c, args, 3);
+  kp_tools_invoke_void(&c, args, 3);
   kp_tools_leave(&c);
 }
 
@@ -703,20 +703,20 @@ static void kp_on_request_values(size_t context_id, size_t n_inputs, const kp_tu
     keep = n_outputs <= PY_SSIZE_T_MAX / sizeof(PyObject *) ? PyMem_Calloc(n_outputs, sizeof(PyObject *)) : NULL;
     if (!keep) {
       PyErr_NoMemory();
-      kp_tools_report(event, c.fn);
+      kp_tools_report(&c);
       kp_tools_leave(&c);
       return;
     }
   }
   PyObject *args[3] = {PyLong_FromSize_t(context_id), kp_tuning_list(n_inputs, inputs, 1, NULL),
                        kp_tuning_list(n_outputs, outputs, 0, keep)};
-  PyObject *res = kp_tools_invoke(event, &c, args, 3);
+  PyObject *res = kp_tools_invoke(&c, args, 3);
   if (res && res != Py_None) {
     PyErr_Format(PyExc_TypeError,
                  "the kokkos.tools request_output_values callback returned %.100s; it must set .value on the "
                  "outputs and return None (Kokkos keeps its values)",
                  Py_TYPE(res)->tp_name);
-    kp_tools_report(event, c.fn);
+    kp_tools_report(&c);
   } else if (res) {
     /* Returned normally: hand every output's value to Kokkos. */
     for (size_t i = 0; i < n_outputs; ++i) {
@@ -736,7 +736,7 @@ static void kp_on_begin_context(size_t context_id) {
   kp_tools_call c;
   if (!kp_tools_enter(KP_TOOLS_BEGIN_CONTEXT, &c)) return;
   PyObject *args[1] = {PyLong_FromSize_t(context_id)};
-  kp_tools_invoke_void(KP_TOOLS_BEGIN_CONTEXT, &c, args, 1);
+  kp_tools_invoke_void(&c, args, 1);
   kp_tools_leave(&c);
 }
 
@@ -744,7 +744,7 @@ static void kp_on_end_context(size_t context_id, const kp_tuning_variable *value
   kp_tools_call c;
   if (!kp_tools_enter(KP_TOOLS_END_CONTEXT, &c)) return;
   PyObject *args[2] = {PyLong_FromSize_t(context_id), kp_variable_value_from_c(value, 1)};
-  kp_tools_invoke_void(KP_TOOLS_END_CONTEXT, &c, args, 2);
+  kp_tools_invoke_void(&c, args, 2);
   kp_tools_leave(&c);
 }
 
@@ -766,7 +766,7 @@ static void kp_on_optimization_goal(size_t context_id, size_t type_id, int goal)
   kp_tools_call c;
   if (!kp_tools_enter(KP_TOOLS_DECLARE_OPTIMIZATION_GOAL, &c)) return;
   PyObject *args[2] = {PyLong_FromSize_t(context_id), kp_tuning_goal_object(type_id, goal)};
-  kp_tools_invoke_void(KP_TOOLS_DECLARE_OPTIMIZATION_GOAL, &c, args, 2);
+  kp_tools_invoke_void(&c, args, 2);
   kp_tools_leave(&c);
 }
 
@@ -793,16 +793,18 @@ static PyObject *kp_tuning_declare(PyObject *const *args, Py_ssize_t nargs, int 
                  Py_TYPE(args[1])->tp_name);
     return NULL;
   }
-  if (kp_tools_require_runtime(where) < 0) return NULL;
   kp_tuning_info info;
   void *owned = NULL;
   if (kp_variable_info_to_c((kp_variable_info *)args[1], &info, &owned) < 0) return NULL;
-  kp_error err;
-  err.message[0] = 0;
+  if (kp_tools_entry_begin(where) < 0) {
+    PyMem_Free(owned);
+    return NULL;
+  }
+  kp_error err = {{0}};
   size_t id = 0;
   kp_status s = kp_tuning_bridge_declare_type(output, name, &info, &id, &err);
   PyMem_Free(owned);
-  if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;
+  if (kp_tools_entry_end(where, 0, s, &err) < 0) return NULL;
   return PyLong_FromSize_t(id);
 }
 
@@ -896,14 +898,10 @@ static PyObject *kp_tuning_request_output_values(PyObject *mod, PyObject *const 
   if (kp_tuning_size_arg(args[0], where, "context_id", &context_id) < 0) goto done;
   if (kp_tuning_values_arg(args[1], where, "inputs", 0, &in_items, &in, &n_in) < 0) goto done;
   if (kp_tuning_values_arg(args[2], where, "outputs", 1, &out_items, &out, &n_out) < 0) goto done;
-  if (kp_tools_require_runtime(where) < 0) goto done;
-  kp_error err;
-  err.message[0] = 0;
+  if (kp_tools_entry_begin(where) < 0) goto done;
+  kp_error err = {{0}};
   kp_status s = kp_tuning_bridge_request_output_values(context_id, n_in, in, n_out, out, &err);
-  if (s != KP_OK) {
-    kp_raise_bridge(s, &err, where);
-    goto done;
-  }
+  if (kp_tools_entry_end(where, 0, s, &err) < 0) goto done;
   for (size_t i = 0; i < n_out; ++i) {
     kp_variable_value *v = (kp_variable_value *)out_items[i];
     if (out[i].type < 0) continue;
@@ -926,11 +924,10 @@ done:
     static const char *where = "kokkos.tools." #fname "()";                 \
     size_t id;                                                              \
     if (kp_tuning_size_arg(arg, where, "context_id", &id) < 0) return NULL; \
-    if (kp_tools_require_runtime(where) < 0) return NULL;                   \
-    kp_error err;                                                           \
-    err.message[0] = 0;                                                     \
+    if (kp_tools_entry_begin(where) < 0) return NULL;                       \
+    kp_error err = {{0}};                                                   \
     kp_status s = bridge_fn(id, &err);                                      \
-    if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;           \
+    if (kp_tools_entry_end(where, 0, s, &err) < 0) return NULL;             \
     Py_RETURN_NONE;                                                         \
   }
 
@@ -954,11 +951,10 @@ static PyObject *kp_tuning_declare_optimization_goal(PyObject *mod, PyObject *co
   if (kp_tuning_size_arg(PyTuple_GET_ITEM(goal, 0), where, "goal.type_id", &type_id) < 0) return NULL;
   int type = kp_tuning_enum_arg(PyTuple_GET_ITEM(goal, 1), kp_goal_names, 2, where, "goal.goal", "OptimizationType");
   if (type < 0) return NULL;
-  if (kp_tools_require_runtime(where) < 0) return NULL;
-  kp_error err;
-  err.message[0] = 0;
+  if (kp_tools_entry_begin(where) < 0) return NULL;
+  kp_error err = {{0}};
   kp_status s = kp_tuning_bridge_declare_optimization_goal(context_id, type_id, type, &err);
-  if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;
+  if (kp_tools_entry_end(where, 0, s, &err) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
