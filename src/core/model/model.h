@@ -26,6 +26,13 @@ extern int (*kp_runtime_after_auto_init)(const char *where);
  * finalize hook (runtime.c); -1 with an exception. */
 int kp_runtime_add(PyObject *module);
 
+/* The one rule for the text Kokkos sees (View labels, region, section,
+ * event, metadata, fence and tuning names, initialize's arguments): a str
+ * that UTF-8 encodes (no lone surrogate) and holds no NUL character, so
+ * Kokkos and its tools see all of it. Its UTF-8 (owned by obj), or NULL
+ * with TypeError / ValueError naming where and what. */
+const char *kp_kokkos_text(PyObject *obj, const char *where, const char *what);
+
 /* KeyboardInterrupt and SystemExit raised by Python that Kokkos runs (a
  * Tools callback) reach the program: each thread keeps the first one and
  * raises it as soon as the Kokkos call that ran it returns (runtime.c).
@@ -314,7 +321,9 @@ void kp_view_type_set_vectorcall(PyTypeObject *type);
 /* Parses a shape argument (an int or a sequence of ints) into spec->rank
  * and spec->shape; -1 with TypeError / ValueError naming where. */
 int kp_parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const char *where);
-/* -1 with ValueError if the str label holds NUL characters. */
+/* kp_kokkos_text's rule for a View label (a str) given to where: 0, or -1
+ * with ValueError. kp_view_allocate and kp_view_wrap_as apply it to every
+ * View; an entry point may apply it first to name itself. */
 int kp_check_label_text(PyObject *label, const char *where);
 
 #endif /* KOKKOS_PYTHON_MODEL_H */

@@ -272,15 +272,39 @@ int kp_interrupt_exit(int rc) {
   return -1;
 }
 
-/* Copies an optional str argument to a malloc'd UTF-8 string (NULL for None). */
+/* ---- the one rule for the text Kokkos sees ------------------------------------------- */
+
+const char *kp_kokkos_text(PyObject *obj, const char *where, const char *what) {
+  if (!PyUnicode_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s must be a str, got %.100s", where, what, Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  Py_ssize_t n = 0;
+  const char *s = PyUnicode_AsUTF8AndSize(obj, &n);
+  if (!s) {
+    if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return NULL;
+    PyErr_Clear();
+    PyErr_Format(PyExc_ValueError,
+                 "%s: %s must be text that UTF-8 can encode (Kokkos reads UTF-8), got %.80R, which holds a lone "
+                 "surrogate (U+D800 to U+DFFF)",
+                 where, what, obj);
+    return NULL;
+  }
+  if (memchr(s, 0, (size_t)n)) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s: %s must not contain NUL characters (Kokkos reads it as a C string, which ends at the first), "
+                 "got %.80R",
+                 where, what, obj);
+    return NULL;
+  }
+  return s;
+}
+
+/* An optional str argument of initialize() as UTF-8 (owned by obj; NULL for None). */
 static int kp_optional_utf8(PyObject *obj, const char *name, const char **out) {
   *out = NULL;
   if (obj == NULL || obj == Py_None) return 0;
-  if (!PyUnicode_Check(obj)) {
-    PyErr_Format(PyExc_TypeError, "kokkos.initialize(): %s must be a str, got %.100s", name, Py_TYPE(obj)->tp_name);
-    return -1;
-  }
-  *out = PyUnicode_AsUTF8(obj);
+  *out = kp_kokkos_text(obj, "kokkos.initialize()", name);
   return *out ? 0 : -1;
 }
 
@@ -345,13 +369,9 @@ static PyObject *kp_py_initialize(PyObject *module, PyObject *const *args, Py_ss
       goto done;
     }
     for (Py_ssize_t i = 0; i < argc; ++i) {
-      PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
-      if (!PyUnicode_Check(item)) {
-        PyErr_Format(PyExc_TypeError, "kokkos.initialize(): argv[%zd] must be a str, got %.100s", i,
-                     Py_TYPE(item)->tp_name);
-        goto done;
-      }
-      argv[i] = (char *)PyUnicode_AsUTF8(item);
+      char what[32];
+      PyOS_snprintf(what, sizeof what, "argv[%zd]", i);
+      argv[i] = (char *)kp_kokkos_text(PySequence_Fast_GET_ITEM(seq, i), "kokkos.initialize()", what);
       if (!argv[i]) goto done;
     }
   }
@@ -456,14 +476,7 @@ static PyObject *kp_py_fence(PyObject *module, PyObject *const *args, Py_ssize_t
     PyErr_SetString(PyExc_TypeError, "kokkos.fence() takes at most 1 argument (label)");
     return NULL;
   }
-  if (nargs == 1 && args[0] != Py_None) {
-    if (!PyUnicode_Check(args[0])) {
-      PyErr_SetString(PyExc_TypeError, "kokkos.fence(): label must be a str");
-      return NULL;
-    }
-    label = PyUnicode_AsUTF8(args[0]);
-    if (!label) return NULL;
-  }
+  if (nargs == 1 && args[0] != Py_None && !(label = kp_kokkos_text(args[0], "kokkos.fence()", "label"))) return NULL;
   kp_interrupt_enter();
   int rc = kp_runtime_ensure();
   if (rc == 0) {

@@ -198,9 +198,21 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
                          traits, readonly, label);
 }
 
+/* The label rule (kp_kokkos_text) at the door every View goes through:
+ * kp_view_allocate before Kokkos sees the label, kp_view_wrap_as for the
+ * others. The empty label, and ASCII ones without NUL, pass in place. */
+static int view_label_door(kp_state *st, PyObject *label) {
+  if (!label || label == st->empty_str) return 0;
+  if (PyUnicode_Check(label) && PyUnicode_IS_ASCII(label) &&
+      !memchr(PyUnicode_DATA(label), 0, (size_t)PyUnicode_GET_LENGTH(label)))
+    return 0;
+  return kp_kokkos_text(label, "kokkos", "a View's label") ? 0 : -1;
+}
+
 kp_view *kp_view_wrap_as(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank,
                          const Py_ssize_t *shape, const Py_ssize_t *strides, int dtype, int space, int layout,
                          unsigned traits, int readonly, PyObject *label) {
+  if (view_label_door(st, label) < 0) return NULL;
   Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
   if (!type) type = st->view_type;
   if (kp_view_class_is_combination(st, type)) type = type->tp_base; /* a subview of a View: its own class */
@@ -249,6 +261,7 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
   size_t bytes;
   if (kp_space_check_available(spec->space, where) < 0) return NULL;
   if (kp_checked_bytes(spec->rank, spec->shape, kp_dtypes[spec->dtype].itemsize, &bytes, where) < 0) return NULL;
+  if (view_label_door(st, label) < 0) return NULL;
   /* The auto-initialization rule, empty Views included. */
   if (kp_runtime_ensure() < 0) return NULL;
   kp_owner *owner = NULL;
@@ -385,16 +398,7 @@ int kp_parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const char *
   return 0;
 }
 
-int kp_check_label_text(PyObject *label, const char *where) {
-  Py_ssize_t len;
-  const char *s = PyUnicode_AsUTF8AndSize(label, &len);
-  if (!s) return -1;
-  if ((Py_ssize_t)strlen(s) != len) {
-    PyErr_Format(PyExc_ValueError, "%s: label must not contain NUL characters", where);
-    return -1;
-  }
-  return 0;
-}
+int kp_check_label_text(PyObject *label, const char *where) { return kp_kokkos_text(label, where, "label") ? 0 : -1; }
 
 static const kp_signature sig_view = {"kokkos.View()", 2, 1};
 static const kp_signature sig_dyn_rank_view = {"kokkos.DynRankView()", 2, 1};
@@ -468,7 +472,6 @@ static PyObject *view_vectorcall(PyObject *callable, PyObject *const *args, size
     PyErr_Format(PyExc_TypeError, "%s: label must be a str, got %.100s", where, Py_TYPE(label)->tp_name);
     return NULL;
   }
-  if (label && kp_check_label_text(label, where) < 0) return NULL;
   return (PyObject *)kp_view_allocate(st, &spec, label);
 }
 

@@ -184,19 +184,11 @@ typedef struct {
 
 /* Copies a str into a SpaceHandle name; -1 with TypeError / ValueError. */
 static int kp_space_handle_assign(kp_space_handle *self, PyObject *value, const char *where) {
-  if (!PyUnicode_Check(value)) {
-    PyErr_Format(PyExc_TypeError, "%s: name must be a str, got %.100s", where, Py_TYPE(value)->tp_name);
-    return -1;
-  }
-  Py_ssize_t n = 0;
-  const char *s = PyUnicode_AsUTF8AndSize(value, &n);
+  const char *s = kp_kokkos_text(value, where, "name");
   if (!s) return -1;
-  if ((size_t)n != strlen(s)) {
-    PyErr_Format(PyExc_ValueError, "%s: name must not contain NUL characters", where);
-    return -1;
-  }
+  size_t n = strlen(s);
   if (n >= KP_TOOLS_SPACE_NAME_SIZE) {
-    PyErr_Format(PyExc_ValueError, "%s: name must be at most %d bytes in UTF-8 (Kokkos' SpaceHandle), got %zd", where,
+    PyErr_Format(PyExc_ValueError, "%s: name must be at most %d bytes in UTF-8 (Kokkos' SpaceHandle), got %zu", where,
                  KP_TOOLS_SPACE_NAME_SIZE - 1, n);
     return -1;
   }
@@ -703,23 +695,6 @@ static const kp_tools_handlers kp_tools_handler_table = {
 
 /* ---- argument helpers ------------------------------------------------------------------ */
 
-/* UTF-8 of a str argument without NUL characters; NULL with TypeError /
- * ValueError naming where and what. The buffer is owned by obj. */
-const char *kp_tools_cstr(PyObject *obj, const char *where, const char *what) {
-  if (!PyUnicode_Check(obj)) {
-    PyErr_Format(PyExc_TypeError, "%s: %s must be a str, got %.100s", where, what, Py_TYPE(obj)->tp_name);
-    return NULL;
-  }
-  Py_ssize_t n = 0;
-  const char *s = PyUnicode_AsUTF8AndSize(obj, &n);
-  if (!s) return NULL;
-  if ((size_t)n != strlen(s)) {
-    PyErr_Format(PyExc_ValueError, "%s: %s must not contain NUL characters", where, what);
-    return NULL;
-  }
-  return s;
-}
-
 static int kp_tools_u32(PyObject *obj, const char *where, const char *what, uint32_t *out) {
   PyObject *index = PyNumber_Index(obj);
   if (!index) {
@@ -788,7 +763,7 @@ int kp_tools_entry_end(const char *where, int rc, kp_status s, const kp_error *e
   } while (0)
 
 static PyObject *kp_tools_push_region(PyObject *mod, PyObject *name) {
-  const char *s = kp_tools_cstr(name, "kokkos.tools.push_region()", "name");
+  const char *s = kp_kokkos_text(name, "kokkos.tools.push_region()", "name");
   if (!s) return NULL;
   KP_TOOLS_CALL("kokkos.tools.push_region()", kp_tools_bridge_push_region(s, &err_));
   Py_RETURN_NONE;
@@ -843,7 +818,7 @@ static PyObject *kp_region_new(PyTypeObject *type, PyObject *args, PyObject *kwd
   static char *kwlist[] = {"name", NULL};
   PyObject *name;
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:region", kwlist, &name)) return NULL;
-  if (!kp_tools_cstr(name, "kokkos.tools.region()", "name")) return NULL;
+  if (!kp_kokkos_text(name, "kokkos.tools.region()", "name")) return NULL;
   kp_region *self = (kp_region *)type->tp_alloc(type, 0);
   if (!self) return NULL;
   self->name = Py_NewRef(name);
@@ -906,7 +881,7 @@ static PyType_Spec kp_region_spec = {
 };
 
 static PyObject *kp_tools_create_profile_section(PyObject *mod, PyObject *name) {
-  const char *s = kp_tools_cstr(name, "kokkos.tools.create_profile_section()", "name");
+  const char *s = kp_kokkos_text(name, "kokkos.tools.create_profile_section()", "name");
   if (!s) return NULL;
   uint32_t id = 0;
   KP_TOOLS_CALL("kokkos.tools.create_profile_section()", kp_tools_bridge_create_profile_section(s, &id, &err_));
@@ -926,7 +901,7 @@ KP_TOOLS_SECTION_FN(start_section, kp_tools_bridge_start_section)
 KP_TOOLS_SECTION_FN(stop_section, kp_tools_bridge_stop_section)
 
 static PyObject *kp_tools_mark_event(PyObject *mod, PyObject *name) {
-  const char *s = kp_tools_cstr(name, "kokkos.tools.mark_event()", "name");
+  const char *s = kp_kokkos_text(name, "kokkos.tools.mark_event()", "name");
   if (!s) return NULL;
   KP_TOOLS_CALL("kokkos.tools.mark_event()", kp_tools_bridge_mark_event(s, &err_));
   Py_RETURN_NONE;
@@ -937,9 +912,9 @@ static PyObject *kp_tools_declare_metadata(PyObject *mod, PyObject *const *args,
     PyErr_Format(PyExc_TypeError, "kokkos.tools.declare_metadata() takes 2 arguments (key, value), got %zd", nargs);
     return NULL;
   }
-  const char *key = kp_tools_cstr(args[0], "kokkos.tools.declare_metadata()", "key");
+  const char *key = kp_kokkos_text(args[0], "kokkos.tools.declare_metadata()", "key");
   if (!key) return NULL;
-  const char *value = kp_tools_cstr(args[1], "kokkos.tools.declare_metadata()", "value");
+  const char *value = kp_kokkos_text(args[1], "kokkos.tools.declare_metadata()", "value");
   if (!value) return NULL;
   KP_TOOLS_CALL("kokkos.tools.declare_metadata()", kp_tools_bridge_declare_metadata(key, value, &err_));
   Py_RETURN_NONE;
@@ -1014,7 +989,7 @@ static PyObject *kp_tools_resume(PyObject *mod, PyObject *unused) {
 static PyObject *kp_tools_paused(PyObject *mod, PyObject *unused) { return PyBool_FromLong(kp_tools_bridge_paused()); }
 
 static PyObject *kp_tools_make_space_handle(PyObject *mod, PyObject *name) {
-  const char *s = kp_tools_cstr(name, "kokkos.tools.make_space_handle()", "name");
+  const char *s = kp_kokkos_text(name, "kokkos.tools.make_space_handle()", "name");
   if (!s) return NULL;
   kp_tools_space_handle h;
   kp_tools_bridge_make_space_handle(s, &h);

@@ -65,9 +65,6 @@ void kp_tools_invoke_void(kp_tools_call *c, PyObject **args, Py_ssize_t nargs);
 
 /* str (new reference) from a C string from Kokkos; NULL is "". */
 PyObject *kp_tools_str(const char *s);
-/* UTF-8 of a str argument without NUL characters (owned by obj); NULL with
- * TypeError / ValueError naming where and what. */
-const char *kp_tools_cstr(PyObject *obj, const char *where, const char *what);
 /* Initializes Kokkos if needed; -1 with RuntimeError after finalize. */
 int kp_tools_require_runtime(const char *where);
 /* Around an entry point's Kokkos calls: kp_tools_entry_begin initializes

@@ -34,6 +34,7 @@
  */
 #include "core.h"
 #include "base.h"
+#include "model.h"
 #include "tools.h"
 #include "tools_bridge.h"
 #include "tuning_bridge.h"
@@ -173,15 +174,11 @@ static int kp_tuning_value_from(PyObject *obj, int type, const char *where, cons
                      Py_TYPE(obj)->tp_name);
         return -1;
       }
-      Py_ssize_t n = 0;
-      const char *s = PyUnicode_AsUTF8AndSize(obj, &n);
+      const char *s = kp_kokkos_text(obj, where, what);
       if (!s) return -1;
-      if ((size_t)n != strlen(s)) {
-        PyErr_Format(PyExc_ValueError, "%s: %s must not contain NUL characters", where, what);
-        return -1;
-      }
+      size_t n = strlen(s);
       if (n >= KP_TUNING_STRING_SIZE) {
-        PyErr_Format(PyExc_ValueError, "%s: %s must be at most %d bytes in UTF-8 (Kokkos' tuning string), got %zd",
+        PyErr_Format(PyExc_ValueError, "%s: %s must be at most %d bytes in UTF-8 (Kokkos' tuning string), got %zu",
                      where, what, KP_TUNING_STRING_SIZE - 1, n);
         return -1;
       }
@@ -786,7 +783,7 @@ static PyObject *kp_tuning_declare(PyObject *const *args, Py_ssize_t nargs, int 
     PyErr_Format(PyExc_TypeError, "%s takes 2 arguments (name, info), got %zd", where, nargs);
     return NULL;
   }
-  const char *name = kp_tools_cstr(args[0], where, "name");
+  const char *name = kp_kokkos_text(args[0], where, "name");
   if (!name) return NULL;
   if (!PyObject_TypeCheck(args[1], kp_tuning_g.variable_info_type)) {
     PyErr_Format(PyExc_TypeError, "%s: info must be a kokkos.tools.VariableInfo, got %.100s", where,
