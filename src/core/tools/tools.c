@@ -23,15 +23,21 @@
  * user-data pointer, and the bridge forwards every event to the handlers
  * below. So the Python callables live in one process-wide table
  * (kp_tools_g), not in module state; it is read and written only with the
- * GIL held. A handler may run on any thread, with or without the GIL: it
- * takes the GIL (PyGILState_Ensure), saves any exception already set on
- * that thread, calls the callable with a strong reference, reports an
- * exception it raises with the unraisable hook (it never reaches Kokkos),
- * restores the saved exception and releases the GIL. Handlers do nothing
- * once the interpreter is finalizing. While a callback runs, the model
- * layer knows its thread is inside one (kp_callback_enter): finalize and
- * initialize refuse to run there, naming the event, and a finalize in
- * another thread waits for it.
+ * GIL held. Every handler is one call of kp_tools_fire, which says the
+ * kinds of its arguments: a handler may run on any thread, with or without
+ * the GIL; it takes the GIL (PyGILState_Ensure), saves any exception
+ * already set on that thread, counts one Python call (so a chain of events
+ * raised by what callbacks leave behind ends in a RecursionError, not at
+ * the end of the C stack), calls the callable with a strong reference,
+ * hands its result to Kokkos, releases everything it made, restores the
+ * saved exception and releases the GIL. What the callable raises never
+ * reaches Kokkos: a KeyboardInterrupt or SystemExit is kept for the program
+ * (the model layer raises it when the Kokkos call returns, kp_interrupt_*),
+ * anything else goes to sys.unraisablehook. Handlers do nothing once the
+ * interpreter is finalizing. While a callback runs, the model layer knows
+ * its thread is inside one (kp_callback_enter): finalize and initialize
+ * refuse to run there, naming the event, and a finalize in another thread
+ * waits for it.
  */
 #include "core.h"
 #include "base.h"
@@ -39,6 +45,7 @@
 #include "tools.h"
 #include "tools_bridge.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -97,13 +104,19 @@ static const kp_tools_event_info kp_tools_events[KP_TOOLS_EVENT_COUNT] = {
 
 /* ---- process-wide state (see the header comment) -------------------------- */
 
+/* The types of kokkos.tools, rows of kp_tools_specs (below). */
+enum {
+  KP_TOOLS_DEVICE_INFO,
+  KP_TOOLS_SPACE_HANDLE,
+  KP_TOOLS_TOOL_SETTINGS,
+  KP_TOOLS_PROGRAMMING_INTERFACE,
+  KP_TOOLS_REGION,
+  KP_TOOLS_TYPE_COUNT
+};
+
 static struct {
   PyObject *callables[KP_TOOLS_EVENT_COUNT]; /* strong references or NULL */
-  PyTypeObject *device_info_type;
-  PyTypeObject *space_handle_type;
-  PyTypeObject *tool_settings_type;
-  PyTypeObject *programming_interface_type;
-  PyTypeObject *region_type;
+  PyTypeObject *types[KP_TOOLS_TYPE_COUNT];
 } kp_tools_g;
 
 /* ---- DeviceInfo -------------------------------------------------------------- */
@@ -168,13 +181,6 @@ static PyType_Slot kp_device_info_slots[] = {
     {Py_tp_doc, "DeviceInfo(deviceID=0): Kokkos_Profiling_KokkosPDeviceInfo, as passed to the init callback."},
     {0, NULL}};
 
-static PyType_Spec kp_device_info_spec = {
-    .name = "kokkos.tools.DeviceInfo",
-    .basicsize = sizeof(kp_device_info),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-    .slots = kp_device_info_slots,
-};
-
 /* ---- SpaceHandle ------------------------------------------------------------- */
 
 typedef struct {
@@ -212,7 +218,7 @@ static PyObject *kp_space_handle_new(PyTypeObject *type, PyObject *args, PyObjec
 
 /* New reference to a SpaceHandle holding a copy of h, or NULL. */
 static PyObject *kp_space_handle_from(const kp_tools_space_handle *h) {
-  PyTypeObject *type = kp_tools_g.space_handle_type;
+  PyTypeObject *type = kp_tools_g.types[KP_TOOLS_SPACE_HANDLE];
   kp_space_handle *self = (kp_space_handle *)type->tp_alloc(type, 0);
   if (!self) return NULL;
   memcpy(self->handle.name, h->name, sizeof(self->handle.name));
@@ -263,13 +269,6 @@ static PyType_Slot kp_space_handle_slots[] = {
     {Py_tp_doc, "SpaceHandle(name=''): Kokkos_Profiling_SpaceHandle, the memory space of a data event."},
     {0, NULL}};
 
-static PyType_Spec kp_space_handle_spec = {
-    .name = "kokkos.tools.SpaceHandle",
-    .basicsize = sizeof(kp_space_handle),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-    .slots = kp_space_handle_slots,
-};
-
 /* ---- ToolSettings -------------------------------------------------------------- */
 
 typedef struct {
@@ -307,13 +306,6 @@ static PyType_Slot kp_tool_settings_slots[] = {
      "request_tool_settings callback; what the callback sets is handed back to Kokkos."},
     {0, NULL}};
 
-static PyType_Spec kp_tool_settings_spec = {
-    .name = "kokkos.tools.ToolSettings",
-    .basicsize = sizeof(kp_tool_settings),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-    .slots = kp_tool_settings_slots,
-};
-
 /* ---- ToolProgrammingInterface ------------------------------------------------------ */
 
 static int kp_tools_u32(PyObject *obj, const char *where, const char *what, uint32_t *out);
@@ -350,13 +342,6 @@ static PyType_Slot kp_programming_interface_slots[] = {
      "Kokkos_Tools_ToolProgrammingInterface: the actions Kokkos offers a tool, passed to the "
      "provide_tool_programming_interface callback."},
     {0, NULL}};
-
-static PyType_Spec kp_programming_interface_spec = {
-    .name = "kokkos.tools.ToolProgrammingInterface",
-    .basicsize = sizeof(PyObject),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
-    .slots = kp_programming_interface_slots,
-};
 
 /* ---- calling Python from Kokkos ----------------------------------------------------- */
 
@@ -466,48 +451,34 @@ PyObject *kp_tools_invoke(kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
   return res;
 }
 
-/* Calls and discards the result. */
-void kp_tools_invoke_void(kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
-  PyObject *res = kp_tools_invoke(c, args, nargs);
-  Py_XDECREF(res);
-}
-
-/* Converts a callback's returned id (None means 0) for Kokkos; reports a
- * wrong type or range and gives 0. Consumes res (may be NULL). */
-static uint64_t kp_tools_take_id(int event, kp_tools_call *c, PyObject *res, uint64_t max) {
+/* What Kokkos receives from a callback that returns an id (None means 0),
+ * as the event's row says: in [0, max], else 0 and the wrong type or range
+ * reported. Consumes res (may be NULL). */
+static uint64_t kp_tools_take_id(kp_tools_call *c, PyObject *res, uint64_t max) {
   if (!res || res == Py_None) {
     Py_XDECREF(res);
     return 0;
   }
-  const kp_tools_event_info *ev = &kp_tools_events[event];
+  const kp_tools_event_info *ev = &kp_tools_events[c->event];
   const char *range = max == UINT32_MAX ? "2**32" : "2**64";
   PyObject *index = PyNumber_Index(res);
   unsigned long long v = 0;
-  if (index) {
-    v = PyLong_AsUnsignedLongLong(index);
-    Py_DECREF(index);
-    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-      PyErr_Clear();
-      PyErr_Format(PyExc_ValueError,
-                   "the kokkos.tools %s callback returned %R; a %s must be in [0, %s) (Kokkos receives 0)", ev->name,
-                   res, ev->id_kind, range);
-    } else if (v > max) {
-      PyErr_Format(PyExc_ValueError,
-                   "the kokkos.tools %s callback returned %R; a %s must be in [0, %s) (Kokkos receives 0)", ev->name,
-                   res, ev->id_kind, range);
-    }
-  } else {
+  if (!index || ((v = PyLong_AsUnsignedLongLong(index)) == (unsigned long long)-1 && PyErr_Occurred()) || v > max) {
     PyErr_Clear();
-    PyErr_Format(PyExc_TypeError,
-                 "the kokkos.tools %s callback must return a %s (an int in [0, %s)) or None, got %.100s "
-                 "(Kokkos receives 0)",
-                 ev->name, ev->id_kind, range, Py_TYPE(res)->tp_name);
-  }
-  Py_DECREF(res);
-  if (PyErr_Occurred()) {
+    if (index)
+      PyErr_Format(PyExc_ValueError,
+                   "the kokkos.tools %s callback returned %R; a %s must be in [0, %s) (Kokkos receives 0)", ev->name,
+                   res, ev->id_kind, range);
+    else
+      PyErr_Format(PyExc_TypeError,
+                   "the kokkos.tools %s callback must return a %s (an int in [0, %s)) or None, got %.100s "
+                   "(Kokkos receives 0)",
+                   ev->name, ev->id_kind, range, Py_TYPE(res)->tp_name);
     kp_tools_report(c);
-    return 0;
+    v = 0;
   }
+  Py_XDECREF(index);
+  Py_DECREF(res);
   return (uint64_t)v;
 }
 
@@ -517,164 +488,190 @@ PyObject *kp_tools_str(const char *s) {
   return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape");
 }
 
-/* ---- the handlers the bridge calls ------------------------------------------------ */
+/* One argument of kp_tools_fire, of kind (see tools.h), from ap: a new
+ * reference, or NULL with an exception. */
+static PyObject *kp_tools_arg(char kind, va_list *ap) {
+  switch (kind) {
+    case 's':
+      return kp_tools_str(va_arg(*ap, const char *));
+    case 'i':
+      return PyLong_FromLong(va_arg(*ap, int));
+    case 'I':
+      return PyLong_FromUnsignedLong(va_arg(*ap, uint32_t));
+    case 'K':
+      return PyLong_FromUnsignedLongLong(va_arg(*ap, uint64_t));
+    case 'n':
+      return PyLong_FromSize_t(va_arg(*ap, size_t));
+    case 'p':
+      return PyLong_FromVoidPtr((void *)va_arg(*ap, const void *));
+    case '?':
+      return PyBool_FromLong(va_arg(*ap, int));
+    case 'h':
+      return kp_space_handle_from(va_arg(*ap, const kp_tools_space_handle *));
+    case 'O': {
+      kp_tools_builder build = va_arg(*ap, kp_tools_builder);
+      return build(va_arg(*ap, void *));
+    }
+    default:
+      return PyErr_Format(PyExc_SystemError, "kp_tools_fire: unknown argument kind '%c'", kind);
+  }
+}
+
+/* The default taker: an id for Kokkos (into out) when the event's row says
+ * the callback returns one, else nothing. */
+static void kp_tools_take(kp_tools_call *c, PyObject *res, void *out) {
+  switch (kp_tools_events[c->event].returns) {
+    case KP_RET_ID64: {
+      uint64_t id = kp_tools_take_id(c, res, UINT64_MAX);
+      if (out) *(uint64_t *)out = id;
+      break;
+    }
+    case KP_RET_ID32: {
+      uint64_t id = kp_tools_take_id(c, res, UINT32_MAX);
+      if (out) *(uint32_t *)out = (uint32_t)id;
+      break;
+    }
+    default:
+      Py_XDECREF(res);
+  }
+}
+
+void kp_tools_fire(int event, kp_tools_taker take, void *out, const char *fmt, ...) {
+  kp_tools_call c;
+  if (!kp_tools_enter(event, &c)) return;
+  PyObject *args[KP_TOOLS_MAX_ARGS] = {NULL};
+  Py_ssize_t n = (Py_ssize_t)strlen(fmt);
+  if (n > KP_TOOLS_MAX_ARGS) n = KP_TOOLS_MAX_ARGS;
+  va_list ap;
+  va_start(ap, fmt);
+  for (Py_ssize_t i = 0; i < n; ++i)
+    if (!(args[i] = kp_tools_arg(fmt[i], &ap))) break; /* the rest stay NULL: no call */
+  va_end(ap);
+  PyObject *res = kp_tools_invoke(&c, args, n);
+  (take ? take : kp_tools_take)(&c, res, out);
+  kp_tools_leave(&c);
+}
+
+/* ---- the handlers the bridge calls: each says its arguments' kinds ------------------- */
+
+/* DeviceInfo for Kokkos' device info (a const kp_tools_device_info *), or None. */
+static PyObject *kp_device_info_build(void *info) {
+  if (!info) Py_RETURN_NONE;
+  PyTypeObject *type = kp_tools_g.types[KP_TOOLS_DEVICE_INFO];
+  PyObject *obj = type->tp_alloc(type, 0);
+  if (obj) ((kp_device_info *)obj)->device_id = ((const kp_tools_device_info *)info)->device_id;
+  return obj;
+}
 
 static void kp_on_init(int load_sequence, uint64_t interface_version, uint32_t device_info_count,
                        const kp_tools_device_info *device_info) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_INIT, &c)) return;
-  PyObject *info = Py_NewRef(Py_None);
-  if (device_info) {
-    Py_DECREF(info);
-    PyTypeObject *type = kp_tools_g.device_info_type;
-    info = type->tp_alloc(type, 0);
-    if (info) ((kp_device_info *)info)->device_id = (unsigned long long)device_info->device_id;
-  }
-  PyObject *args[4] = {PyLong_FromLong(load_sequence), PyLong_FromUnsignedLongLong(interface_version),
-                       PyLong_FromUnsignedLong(device_info_count), info};
-  kp_tools_invoke_void(&c, args, 4);
-  kp_tools_leave(&c);
+  kp_tools_fire(KP_TOOLS_INIT, NULL, NULL, "iKIO", load_sequence, interface_version, device_info_count,
+                kp_device_info_build, (void *)device_info);
 }
 
-static void kp_on_plain(int event) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  kp_tools_invoke_void(&c, NULL, 0);
-  kp_tools_leave(&c);
-}
+static void kp_on_plain(int event) { kp_tools_fire(event, NULL, NULL, ""); }
 
-static void kp_on_parse_args(int argc, char **argv) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_PARSE_ARGS, &c)) return;
+typedef struct kp_tools_argv {
+  int argc;
+  char **argv;
+} kp_tools_argv;
+
+/* A list of str for a kp_tools_argv (NULL entries skipped). */
+static PyObject *kp_argv_build(void *ctx) {
+  const kp_tools_argv *a = ctx;
   PyObject *list = PyList_New(0);
-  for (int i = 0; list && argv && i < argc; ++i) {
-    if (!argv[i]) continue;
-    PyObject *s = kp_tools_str(argv[i]);
+  for (int i = 0; list && a->argv && i < a->argc; ++i) {
+    if (!a->argv[i]) continue;
+    PyObject *s = kp_tools_str(a->argv[i]);
     if (!s || PyList_Append(list, s) < 0) Py_CLEAR(list);
     Py_XDECREF(s);
   }
-  PyObject *args[2] = {PyLong_FromLong(argc), list};
-  kp_tools_invoke_void(&c, args, 2);
-  kp_tools_leave(&c);
+  return list;
 }
 
-static void kp_on_print_help(const char *program) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_PRINT_HELP, &c)) return;
-  PyObject *args[1] = {kp_tools_str(program)};
-  kp_tools_invoke_void(&c, args, 1);
-  kp_tools_leave(&c);
+static void kp_on_parse_args(int argc, char **argv) {
+  kp_tools_argv a = {argc, argv};
+  kp_tools_fire(KP_TOOLS_PARSE_ARGS, NULL, NULL, "iO", argc, kp_argv_build, (void *)&a);
 }
+
+static void kp_on_print_help(const char *program) { kp_tools_fire(KP_TOOLS_PRINT_HELP, NULL, NULL, "s", program); }
 
 static void kp_on_begin(int event, const char *name, uint32_t device_id, uint64_t *out_id) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[2] = {kp_tools_str(name), PyLong_FromUnsignedLong(device_id)};
-  PyObject *res = kp_tools_invoke(&c, args, 2);
-  uint64_t id = kp_tools_take_id(event, &c, res, UINT64_MAX);
-  if (out_id) *out_id = id;
-  kp_tools_leave(&c);
+  kp_tools_fire(event, NULL, out_id, "sI", name, device_id);
 }
 
-static void kp_on_end(int event, uint64_t id) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[1] = {PyLong_FromUnsignedLongLong(id)};
-  kp_tools_invoke_void(&c, args, 1);
-  kp_tools_leave(&c);
-}
+static void kp_on_end(int event, uint64_t id) { kp_tools_fire(event, NULL, NULL, "K", id); }
 
-static void kp_on_named(int event, const char *name) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[1] = {kp_tools_str(name)};
-  kp_tools_invoke_void(&c, args, 1);
-  kp_tools_leave(&c);
-}
+static void kp_on_named(int event, const char *name) { kp_tools_fire(event, NULL, NULL, "s", name); }
 
 static void kp_on_data(int event, const kp_tools_space_handle *space, const char *label, const void *ptr,
                        uint64_t size) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[4] = {kp_space_handle_from(space), kp_tools_str(label), PyLong_FromVoidPtr((void *)ptr),
-                       PyLong_FromUnsignedLongLong(size)};
-  kp_tools_invoke_void(&c, args, 4);
-  kp_tools_leave(&c);
+  kp_tools_fire(event, NULL, NULL, "hspK", space, label, ptr, size);
 }
 
 static void kp_on_create_section(const char *name, uint32_t *out_id) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_CREATE_PROFILE_SECTION, &c)) return;
-  PyObject *args[1] = {kp_tools_str(name)};
-  PyObject *res = kp_tools_invoke(&c, args, 1);
-  uint64_t id = kp_tools_take_id(KP_TOOLS_CREATE_PROFILE_SECTION, &c, res, UINT32_MAX);
-  if (out_id) *out_id = (uint32_t)id;
-  kp_tools_leave(&c);
+  kp_tools_fire(KP_TOOLS_CREATE_PROFILE_SECTION, NULL, out_id, "s", name);
 }
 
-static void kp_on_section(int event, uint32_t id) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[1] = {PyLong_FromUnsignedLong(id)};
-  kp_tools_invoke_void(&c, args, 1);
-  kp_tools_leave(&c);
-}
+static void kp_on_section(int event, uint32_t id) { kp_tools_fire(event, NULL, NULL, "I", id); }
 
 static void kp_on_deep_copy(const kp_tools_space_handle *dst_space, const char *dst_label, const void *dst_ptr,
                             const kp_tools_space_handle *src_space, const char *src_label, const void *src_ptr,
                             uint64_t size) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_BEGIN_DEEP_COPY, &c)) return;
-  PyObject *args[7] = {kp_space_handle_from(dst_space),  kp_tools_str(dst_label), PyLong_FromVoidPtr((void *)dst_ptr),
-                       kp_space_handle_from(src_space),  kp_tools_str(src_label), PyLong_FromVoidPtr((void *)src_ptr),
-                       PyLong_FromUnsignedLongLong(size)};
-  kp_tools_invoke_void(&c, args, 7);
-  kp_tools_leave(&c);
+  kp_tools_fire(KP_TOOLS_BEGIN_DEEP_COPY, NULL, NULL, "hsphspK", dst_space, dst_label, dst_ptr, src_space, src_label,
+                src_ptr, size);
 }
 
 static void kp_on_dual_view(int event, const char *label, const void *ptr, int flag) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[3] = {kp_tools_str(label), PyLong_FromVoidPtr((void *)ptr), PyBool_FromLong(flag)};
-  kp_tools_invoke_void(&c, args, 3);
-  kp_tools_leave(&c);
+  kp_tools_fire(event, NULL, NULL, "sp?", label, ptr, flag);
 }
 
 static void kp_on_metadata(const char *key, const char *value) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_DECLARE_METADATA, &c)) return;
-  PyObject *args[2] = {kp_tools_str(key), kp_tools_str(value)};
-  kp_tools_invoke_void(&c, args, 2);
-  kp_tools_leave(&c);
+  kp_tools_fire(KP_TOOLS_DECLARE_METADATA, NULL, NULL, "ss", key, value);
+}
+
+/* request_tool_settings: what the callback sets on the ToolSettings goes
+ * back into Kokkos' settings. */
+typedef struct kp_tools_settings_call {
+  kp_tools_settings *settings;
+  PyObject *obj; /* the ToolSettings handed to the callback, kept to read back */
+} kp_tools_settings_call;
+
+static PyObject *kp_tool_settings_build(void *ctx) {
+  kp_tools_settings_call *t = ctx;
+  PyTypeObject *type = kp_tools_g.types[KP_TOOLS_TOOL_SETTINGS];
+  PyObject *obj = type->tp_alloc(type, 0);
+  if (!obj) return NULL;
+  ((kp_tool_settings *)obj)->requires_global_fencing = t->settings && t->settings->requires_global_fencing;
+  t->obj = Py_NewRef(obj);
+  return obj;
+}
+
+static void kp_tool_settings_take(kp_tools_call *c, PyObject *res, void *ctx) {
+  kp_tools_settings_call *t = ctx;
+  Py_XDECREF(res);
+  if (!t->obj) return;
+  if (t->settings) t->settings->requires_global_fencing = ((kp_tool_settings *)t->obj)->requires_global_fencing != 0;
+  Py_CLEAR(t->obj);
 }
 
 static void kp_on_tool_settings(uint32_t count, kp_tools_settings *settings) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_REQUEST_TOOL_SETTINGS, &c)) return;
-  PyTypeObject *type = kp_tools_g.tool_settings_type;
-  PyObject *obj = type->tp_alloc(type, 0);
-  if (obj) {
-    ((kp_tool_settings *)obj)->requires_global_fencing = settings && settings->requires_global_fencing;
-    Py_INCREF(obj); /* kept to read the answer back */
-  }
-  PyObject *args[2] = {PyLong_FromUnsignedLong(count), obj};
-  kp_tools_invoke_void(&c, args, 2);
-  if (obj) {
-    if (settings) settings->requires_global_fencing = ((kp_tool_settings *)obj)->requires_global_fencing != 0;
-    Py_DECREF(obj);
-  }
-  kp_tools_leave(&c);
+  kp_tools_settings_call t = {settings, NULL};
+  kp_tools_fire(KP_TOOLS_REQUEST_TOOL_SETTINGS, kp_tool_settings_take, &t, "IO", count, kp_tool_settings_build, &t);
+}
+
+/* A ToolProgrammingInterface (its actions are the bridge's, process-wide). */
+static PyObject *kp_programming_interface_build(void *unused) {
+  PyTypeObject *type = kp_tools_g.types[KP_TOOLS_PROGRAMMING_INTERFACE];
+  return type->tp_alloc(type, 0);
 }
 
 static void kp_on_programming_interface(uint32_t count) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE, &c)) return;
-  PyTypeObject *type = kp_tools_g.programming_interface_type;
-  PyObject *args[2] = {PyLong_FromUnsignedLong(count), type->tp_alloc(type, 0)};
-  kp_tools_invoke_void(&c, args, 2);
-  kp_tools_leave(&c);
+  kp_tools_fire(KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE, NULL, NULL, "IO", count, kp_programming_interface_build,
+                (void *)NULL);
 }
 
+/* What the bridge calls, one handler per shape of Kokkos' arguments (tools_bridge.h). */
 static const kp_tools_handlers kp_tools_handler_table = {
     .init = kp_on_init,
     .plain = kp_on_plain,
@@ -725,7 +722,8 @@ static int kp_tools_event_arg(PyObject *obj, const char *where) {
 
 /* ---- profiling calls -------------------------------------------------------------------- */
 
-int kp_tools_require_runtime(const char *where) {
+/* Initializes Kokkos if needed; -1 with RuntimeError after finalize. */
+static int kp_tools_require_runtime(const char *where) {
   if (kp_bridge_is_finalized()) {
     PyErr_Format(PyExc_RuntimeError,
                  "%s: Kokkos has been finalized; Kokkos Tools events cannot be raised after "
@@ -811,8 +809,11 @@ static PyObject *kp_tools_pop_region(PyObject *mod, PyObject *unused) {
  * a `with` block costs no Python frame. kokkos.tools.region subclasses it. */
 typedef struct {
   PyObject_HEAD
-  PyObject *name; /* str without NUL characters */
+  PyObject *name; /* str without NUL characters; kp_tools_holder's */
 } kp_region;
+
+_Static_assert(offsetof(kp_region, name) == offsetof(kp_tools_holder, held),
+               "Region holds its name as kp_tools_holder");
 
 static PyObject *kp_region_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"name", NULL};
@@ -825,20 +826,23 @@ static PyObject *kp_region_new(PyTypeObject *type, PyObject *args, PyObject *kwd
   return (PyObject *)self;
 }
 
-static int kp_region_traverse(PyObject *self, visitproc visit, void *arg) {
+/* ---- objects that hold one Python object (tools.h) ---- */
+
+int kp_tools_holder_traverse(PyObject *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
+  Py_VISIT(((kp_tools_holder *)self)->held);
   return 0;
 }
 
-static int kp_region_clear(PyObject *self) {
-  Py_CLEAR(((kp_region *)self)->name);
+int kp_tools_holder_clear(PyObject *self) {
+  Py_CLEAR(((kp_tools_holder *)self)->held);
   return 0;
 }
 
-static void kp_region_dealloc(PyObject *self) {
+void kp_tools_holder_dealloc(PyObject *self) {
   PyTypeObject *tp = Py_TYPE(self);
   PyObject_GC_UnTrack(self);
-  kp_region_clear(self);
+  kp_tools_holder_clear(self);
   tp->tp_free(self);
   Py_DECREF(tp);
 }
@@ -865,20 +869,11 @@ static PyMemberDef kp_region_members[] = {
 
 static PyType_Slot kp_region_slots[] = {
     {Py_tp_new, kp_region_new},
-    {Py_tp_dealloc, kp_region_dealloc},
-    {Py_tp_traverse, kp_region_traverse},
-    {Py_tp_clear, kp_region_clear},
+    KP_TOOLS_HOLDER_SLOTS,
     {Py_tp_methods, kp_region_methods},
     {Py_tp_members, kp_region_members},
     {Py_tp_doc, "Region(name): a Kokkos Tools region as a context manager (pushRegion / popRegion)."},
     {0, NULL}};
-
-static PyType_Spec kp_region_spec = {
-    .name = "kokkos.tools.Region",
-    .basicsize = sizeof(kp_region),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-    .slots = kp_region_slots,
-};
 
 static PyObject *kp_tools_create_profile_section(PyObject *mod, PyObject *name) {
   const char *s = kp_kokkos_text(name, "kokkos.tools.create_profile_section()", "name");
@@ -1120,14 +1115,31 @@ static PyMethodDef kp_tools_methods[] = {
 
 /* ---- registration ------------------------------------------------------------------------------ */
 
-static int kp_tools_add_type(PyObject *sub, PyType_Spec *spec, PyTypeObject **slot, const char *name) {
-  PyTypeObject *type = (PyTypeObject *)PyType_FromModuleAndSpec(sub, spec, NULL);
-  if (!type) return -1;
-  if (PyModule_AddObjectRef(sub, name, (PyObject *)type) < 0) {
-    Py_DECREF(type);
-    return -1;
+/* The types, each said once: its name, C struct, flags and slots. */
+static PyType_Spec kp_tools_specs[KP_TOOLS_TYPE_COUNT] = {
+    [KP_TOOLS_DEVICE_INFO] =
+        KP_TOOLS_SPEC("DeviceInfo", kp_device_info, Py_TPFLAGS_IMMUTABLETYPE, kp_device_info_slots),
+    [KP_TOOLS_SPACE_HANDLE] =
+        KP_TOOLS_SPEC("SpaceHandle", kp_space_handle, Py_TPFLAGS_IMMUTABLETYPE, kp_space_handle_slots),
+    [KP_TOOLS_TOOL_SETTINGS] =
+        KP_TOOLS_SPEC("ToolSettings", kp_tool_settings, Py_TPFLAGS_IMMUTABLETYPE, kp_tool_settings_slots),
+    [KP_TOOLS_PROGRAMMING_INTERFACE] =
+        KP_TOOLS_SPEC("ToolProgrammingInterface", PyObject,
+                      Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION, kp_programming_interface_slots),
+    [KP_TOOLS_REGION] = KP_TOOLS_SPEC("Region", kp_region, Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, kp_region_slots),
+};
+
+int kp_tools_add_types(PyObject *sub, PyType_Spec *specs, int count, PyTypeObject **types) {
+  for (int i = 0; i < count; ++i) {
+    PyTypeObject *type = (PyTypeObject *)PyType_FromModuleAndSpec(sub, &specs[i], NULL);
+    if (!type) return -1;
+    const char *name = strrchr(specs[i].name, '.') + 1;
+    if (PyModule_AddObjectRef(sub, name, (PyObject *)type) < 0) {
+      Py_DECREF(type);
+      return -1;
+    }
+    Py_XSETREF(types[i], type); /* process-wide: the handlers need them */
   }
-  Py_XSETREF(*slot, type); /* process-wide: the handlers need it */
   return 0;
 }
 
@@ -1135,13 +1147,7 @@ PyObject *kp_tools_add(PyObject *module) {
   PyObject *sub = PyModule_New("kokkos._core._tools");
   if (!sub) return NULL;
   if (PyModule_AddFunctions(sub, kp_tools_methods) < 0) goto fail;
-  if (kp_tools_add_type(sub, &kp_device_info_spec, &kp_tools_g.device_info_type, "DeviceInfo") < 0) goto fail;
-  if (kp_tools_add_type(sub, &kp_space_handle_spec, &kp_tools_g.space_handle_type, "SpaceHandle") < 0) goto fail;
-  if (kp_tools_add_type(sub, &kp_tool_settings_spec, &kp_tools_g.tool_settings_type, "ToolSettings") < 0) goto fail;
-  if (kp_tools_add_type(sub, &kp_programming_interface_spec, &kp_tools_g.programming_interface_type,
-                        "ToolProgrammingInterface") < 0)
-    goto fail;
-  if (kp_tools_add_type(sub, &kp_region_spec, &kp_tools_g.region_type, "Region") < 0) goto fail;
+  if (kp_tools_add_types(sub, kp_tools_specs, KP_TOOLS_TYPE_COUNT, kp_tools_g.types) < 0) goto fail;
   PyObject *version = PyLong_FromUnsignedLongLong(kp_tools_bridge_interface_version());
   if (!version) goto fail;
   int rc = PyModule_AddObjectRef(sub, "KOKKOSP_INTERFACE_VERSION", version);

@@ -3,11 +3,14 @@
  * tuning.c. Included by the tools files and the top files.
  *
  * tools.c owns the process-wide table of Python callables, one per Kokkos
- * Tools event (kp_tools_event, the tuning events included), and the way a
- * handler calls one from a Kokkos thread: kp_tools_enter takes the GIL and
- * a strong reference to the event's callable, kp_tools_invoke calls it and
- * reports what it raises through the unraisable hook, kp_tools_leave
- * restores the thread's pending exception and releases the GIL.
+ * Tools event (kp_tools_event, the tuning events included), and the one way
+ * a handler calls one from a Kokkos thread: kp_tools_fire, built on
+ * kp_tools_enter (the GIL, a strong reference to the callable, one counted
+ * Python call), kp_tools_invoke (the call; what it raises kept for the
+ * program or reported) and kp_tools_leave (everything released, the
+ * thread's pending exception restored, the GIL released). It also owns the
+ * types' one registration (kp_tools_add_types) and the entry points' one
+ * bracket around their Kokkos calls (kp_tools_entry_begin / _end).
  */
 #ifndef KOKKOS_PYTHON_CORE_TOOLS_H
 #define KOKKOS_PYTHON_CORE_TOOLS_H
@@ -60,13 +63,54 @@ void kp_tools_report(const kp_tools_call *c);
 /* Calls c->fn with args (new references, stolen; a NULL entry means building
  * it failed): the result (new reference), or NULL after reporting. */
 PyObject *kp_tools_invoke(kp_tools_call *c, PyObject **args, Py_ssize_t nargs);
-/* The same, discarding the result. */
-void kp_tools_invoke_void(kp_tools_call *c, PyObject **args, Py_ssize_t nargs);
+
+/* Builds one argument of a callback from C values (ctx): a new reference,
+ * or NULL with an exception. */
+typedef PyObject *(*kp_tools_builder)(void *ctx);
+/* Takes what a callback returned (res, a new reference, or NULL after the
+ * error was reported) for Kokkos, into out; consumes res. With the GIL,
+ * inside the callback's count (kp_tools_enter). */
+typedef void (*kp_tools_taker)(kp_tools_call *c, PyObject *res, void *out);
+#define KP_TOOLS_MAX_ARGS 8
+/* A handler whole, and the one way Python is called from Kokkos: calls
+ * event's callable (if set) with arguments built from the C values that
+ * follow, one per character of fmt:
+ *   's' const char * (a str; NULL is "", bad UTF-8 escaped), 'i' int,
+ *   'I' uint32_t, 'K' uint64_t, 'n' size_t, 'p' const void * (the address,
+ *   an int), '?' int (a bool), 'h' const kp_tools_space_handle * (a
+ *   SpaceHandle), 'O' a kp_tools_builder and its void * context.
+ * take (NULL: as the event's row says, an id written to out, a uint64_t *
+ * or uint32_t * that may be NULL, or nothing) hands the result to Kokkos.
+ * All of it between kp_tools_enter and kp_tools_leave. */
+void kp_tools_fire(int event, kp_tools_taker take, void *out, const char *fmt, ...);
+
+/* An object of kokkos.tools that holds one Python object, first after the
+ * head (Region's name, VariableInfo's candidates, VariableValue's info):
+ * the GC protocol of all of them. */
+typedef struct kp_tools_holder {
+  PyObject_HEAD
+  PyObject *held;
+} kp_tools_holder;
+int kp_tools_holder_traverse(PyObject *self, visitproc visit, void *arg);
+int kp_tools_holder_clear(PyObject *self);
+void kp_tools_holder_dealloc(PyObject *self);
+/* Those three as the rows of a type's slots (with Py_TPFLAGS_HAVE_GC). */
+/* clang-format off */
+#define KP_TOOLS_HOLDER_SLOTS \
+  {Py_tp_dealloc, kp_tools_holder_dealloc}, {Py_tp_traverse, kp_tools_holder_traverse}, {Py_tp_clear, kp_tools_holder_clear}
+/* clang-format on */
+
+/* A type of kokkos.tools, said once: its name (after "kokkos.tools."), C
+ * struct, flags (Py_TPFLAGS_DEFAULT added) and slots. */
+#define KP_TOOLS_SPEC(NAME, STRUCT, FLAGS, SLOTS) \
+  {.name = "kokkos.tools." NAME, .basicsize = sizeof(STRUCT), .flags = Py_TPFLAGS_DEFAULT | (FLAGS), .slots = (SLOTS)}
+/* Makes count types from specs, adds each to the submodule sub by its name
+ * and keeps a strong reference in types[i] (process-wide state, for the
+ * handlers); -1 with an exception. */
+int kp_tools_add_types(PyObject *sub, PyType_Spec *specs, int count, PyTypeObject **types);
 
 /* str (new reference) from a C string from Kokkos; NULL is "". */
 PyObject *kp_tools_str(const char *s);
-/* Initializes Kokkos if needed; -1 with RuntimeError after finalize. */
-int kp_tools_require_runtime(const char *where);
 /* Around an entry point's Kokkos calls: kp_tools_entry_begin initializes
  * Kokkos if needed (0, or -1 with an exception and nothing to end);
  * kp_tools_entry_end(where, rc, s, err), with rc the entry point's result
