@@ -43,6 +43,13 @@ def test_sys_exit_in_a_callback_ends_the_program(code):
         succeeded(r, clean=True)
 
 
+@pytest.mark.parametrize("run", range(4))
+def test_views_while_another_thread_finalizes(run):
+    """A race: each run is one more chance for the thread to allocate while
+    Kokkos finalizes."""
+    succeeded(_run("views_while_another_thread_finalizes"), "done", clean=True)
+
+
 def test_the_self_test_from_two_threads_never_crashes():
     r = succeeded(_run("self_test_threads", "40"), "done", clean=True)
     assert "outcomes" in r.stdout

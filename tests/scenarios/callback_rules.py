@@ -330,6 +330,37 @@ def interrupted_finalize_wait():
     print("done")
 
 
+def views_while_another_thread_finalizes():
+    """A thread makes small Views (allocated with the GIL held) while the
+    main thread finalizes, with a callback set (so finalize runs without the
+    GIL): each View is made before finalize (and released by it) or refused
+    with RuntimeError; none is allocated while Kokkos tears down."""
+    kokkos.initialize()
+    kt.set_finalize_callback(lambda: None)
+    made, refused = [], []
+    started = threading.Event()
+
+    def work():
+        while True:
+            try:
+                made.append(kokkos.View((4,), label="small"))
+            except RuntimeError as e:
+                refused.append(str(e))
+                return
+            started.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    assert started.wait(30)
+    time.sleep(0.02)
+    kokkos.finalize()
+    t.join(30)
+    assert not t.is_alive() and len(refused) == 1, refused
+    assert "Kokkos is being finalized" in refused[0] or "has been finalized" in refused[0], refused
+    assert all(v.released for v in made), sum(not v.released for v in made)
+    print("done")
+
+
 # ---- the original package's self-test
 
 
@@ -404,6 +435,7 @@ CASES = {
         system_exit,
         system_exit_thread,
         interrupted_finalize_wait,
+        views_while_another_thread_finalizes,
         self_test_reentered,
         self_test_threads,
     )

@@ -266,6 +266,16 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
   if (kp_runtime_ensure() < 0) return NULL;
   kp_owner *owner = NULL;
   if (bytes > 0) {
+    /* Another thread finalizes Kokkos (without the GIL while a Tools
+     * callback is set): a small allocation, made with the GIL held, is not
+     * work that kp_work_begin would refuse. */
+    if (kp_work_finalizing_elsewhere()) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "%s: Kokkos is being finalized (by another thread, the exit handler or the application) and "
+                   "cannot be used any more in this process",
+                   where);
+      return NULL;
+    }
     /* what the allocation's Tools callbacks raise to end the program
      * (KeyboardInterrupt, SystemExit) is raised here, the View dropped */
     kp_interrupt_enter();
