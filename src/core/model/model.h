@@ -36,23 +36,51 @@ const char *kp_kokkos_text(PyObject *obj, const char *where, const char *what);
 /* KeyboardInterrupt and SystemExit raised by Python that Kokkos runs (a
  * Tools callback) reach the program: each thread keeps the first one and
  * raises it as soon as the Kokkos call that ran it returns (runtime.c).
- * kp_interrupt_keep, with the exception the callback raised set: 1 when it
- * was taken (a KeyboardInterrupt or SystemExit, the thread's first; none is
- * set after), 0 when it is left set for the caller to report (foreign: the
- * callback runs on a thread Python did not start, whose KeyboardInterrupt
- * goes to the main thread as a SIGINT does). Around every callback,
- * kp_interrupt_callback_enter / _leave (the value the first returns goes to
- * the second); around the Kokkos calls of an entry point, kp_interrupt_enter
- * and kp_interrupt_exit(rc), which returns rc, or -1 with the kept
- * exception set (any exception set before becomes its __context__). Where
- * no entry point raises it, the main thread raises it at its next bytecode
+ * Around the Kokkos calls of an entry point: t = kp_interrupt_enter(), then
+ * kp_interrupt_exit(t, rc), which returns rc, or -1 with the kept exception
+ * set (any exception set before becomes its __context__). Around every
+ * callback: entries = kp_interrupt_callback_enter(t) and
+ * kp_interrupt_callback_leave(t, entries), t = kp_interrupt_here().
+ * kp_interrupt_keep(t), with the exception the callback raised set (after
+ * the callback returned): 1 when it was taken (a KeyboardInterrupt or
+ * SystemExit, the thread's first; none is set after), 0 when it is left set
+ * for the caller to report. A thread with no Python frame below the
+ * callback is one Python did not start: its KeyboardInterrupt goes to the
+ * main thread as a SIGINT does, its SystemExit is reported. Where no
+ * entry point raises it, the main thread raises it at its next bytecode
  * (the object itself) and another thread an exception of its class. All
- * with the GIL. */
-int kp_interrupt_keep(int foreign);
-int kp_interrupt_callback_enter(void);
-void kp_interrupt_callback_leave(int entries);
-void kp_interrupt_enter(void);
-int kp_interrupt_exit(int rc);
+ * with the GIL; t is the calling thread's own record. */
+typedef struct kp_interrupt_state {
+  PyObject *kept; /* strong */
+  int entries;    /* entry points of this thread that raise it at their end (a callback counts its own from 0) */
+  int armed;      /* a pending call of the main thread will look for it */
+} kp_interrupt_state;
+
+/* This thread's record. */
+kp_interrupt_state *kp_interrupt_here(void);
+int kp_interrupt_keep(kp_interrupt_state *t);
+/* What kp_interrupt_exit and kp_interrupt_callback_leave do when t keeps one. */
+int kp_interrupt_raise(kp_interrupt_state *t, int rc);
+void kp_interrupt_arm(kp_interrupt_state *t);
+
+static inline kp_interrupt_state *kp_interrupt_enter(void) {
+  kp_interrupt_state *t = kp_interrupt_here();
+  ++t->entries;
+  return t;
+}
+static inline int kp_interrupt_exit(kp_interrupt_state *t, int rc) {
+  --t->entries;
+  return t->kept ? kp_interrupt_raise(t, rc) : rc;
+}
+static inline int kp_interrupt_callback_enter(kp_interrupt_state *t) {
+  int entries = t->entries;
+  t->entries = 0;
+  return entries;
+}
+static inline void kp_interrupt_callback_leave(kp_interrupt_state *t, int entries) {
+  t->entries = entries;
+  if (t->kept) kp_interrupt_arm(t);
+}
 
 /* ---- Allocation (owner.c) ---------------------------------------------------------- */
 

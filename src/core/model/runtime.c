@@ -182,18 +182,11 @@ int (*kp_runtime_after_auto_init)(const char *where) = NULL;
 
 /* ---- KeyboardInterrupt and SystemExit raised by Python that Kokkos runs ---- */
 
-/* What one thread keeps for its program: the first KeyboardInterrupt or
- * SystemExit that Python run by Kokkos raised (a strong reference), the
- * package's entry points of this thread that raise it at their end (a
- * callback counts its own from 0), and whether a pending call of the main
- * thread will look for it. Per thread, so no lock guards it. */
-typedef struct kp_interrupt_state {
-  PyObject *kept;
-  int entries;
-  int armed;
-} kp_interrupt_state;
-
+/* What one thread keeps for its program (kp_interrupt_state, model.h). Per
+ * thread, so no lock guards it. */
 static _Thread_local kp_interrupt_state t_interrupt;
+
+kp_interrupt_state *kp_interrupt_here(void) { return &t_interrupt; }
 
 /* The main thread's pending call (Py_AddPendingCall runs it at the main
  * thread's next bytecode, where CPython raises Ctrl-C's KeyboardInterrupt):
@@ -209,18 +202,20 @@ static int kp_interrupt_pending(void *unused) {
   return -1;
 }
 
-int kp_interrupt_keep(int foreign) {
+int kp_interrupt_keep(kp_interrupt_state *t) {
   if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) && !PyErr_ExceptionMatches(PyExc_SystemExit)) return 0;
-  if (foreign) {
-    /* Kokkos' own thread: Ctrl-C's KeyboardInterrupt goes to the main
-     * thread as a SIGINT does; a SystemExit is reported. */
+  if (!PyEval_GetFrame()) {
+    /* No Python code of this thread's below the callback: a thread Python
+     * did not start (a C++ thread, Kokkos' own), whose thread state goes
+     * with the callback. Ctrl-C's KeyboardInterrupt goes to the main thread
+     * as a SIGINT does; a SystemExit is reported. */
     if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) return 0;
     PyErr_Clear();
     PyErr_SetInterrupt();
     return 1;
   }
-  if (t_interrupt.kept) return 0; /* the first one is raised, later ones reported */
-  t_interrupt.kept = kp_fetch_exception();
+  if (t->kept) return 0; /* the first one is raised, later ones reported */
+  t->kept = kp_fetch_exception();
   return 1;
 }
 
@@ -229,8 +224,7 @@ int kp_interrupt_keep(int foreign) {
  * pending call, or, in another thread, as an exception of its class at
  * that thread's next bytecode (PyThreadState_SetAsyncExc takes a class,
  * not an object). */
-static void kp_interrupt_arm(void) {
-  kp_interrupt_state *t = &t_interrupt;
+void kp_interrupt_arm(kp_interrupt_state *t) {
   if (!t->kept || t->entries > 0) return;
   if (_PyOS_IsMainThread()) {
     if (!t->armed && Py_AddPendingCall(kp_interrupt_pending, NULL) == 0) t->armed = 1;
@@ -242,22 +236,7 @@ static void kp_interrupt_arm(void) {
   Py_DECREF(kept);
 }
 
-int kp_interrupt_callback_enter(void) {
-  int entries = t_interrupt.entries;
-  t_interrupt.entries = 0;
-  return entries;
-}
-
-void kp_interrupt_callback_leave(int entries) {
-  t_interrupt.entries = entries;
-  kp_interrupt_arm();
-}
-
-void kp_interrupt_enter(void) { ++t_interrupt.entries; }
-
-int kp_interrupt_exit(int rc) {
-  kp_interrupt_state *t = &t_interrupt;
-  --t->entries;
+int kp_interrupt_raise(kp_interrupt_state *t, int rc) {
   if (!t->kept) return rc;
   PyObject *kept = t->kept, *raised = kp_fetch_exception();
   t->kept = NULL;
@@ -275,6 +254,11 @@ int kp_interrupt_exit(int rc) {
 /* ---- the one rule for the text Kokkos sees ------------------------------------------- */
 
 const char *kp_kokkos_text(PyObject *obj, const char *where, const char *what) {
+  /* an exact str of ASCII characters is its own UTF-8 */
+  if (PyUnicode_CheckExact(obj) && PyUnicode_IS_COMPACT_ASCII(obj)) {
+    const char *s = (const char *)PyUnicode_DATA(obj);
+    if (!memchr(s, 0, (size_t)PyUnicode_GET_LENGTH(obj))) return s;
+  }
   if (!PyUnicode_Check(obj)) {
     PyErr_Format(PyExc_TypeError, "%s: %s must be a str, got %.100s", where, what, Py_TYPE(obj)->tp_name);
     return NULL;
@@ -375,8 +359,8 @@ static PyObject *kp_py_initialize(PyObject *module, PyObject *const *args, Py_ss
       if (!argv[i]) goto done;
     }
   }
-  kp_interrupt_enter();
-  rc = kp_interrupt_exit(kp_initialize_with((int)argc, argv, &settings));
+  kp_interrupt_state *t = kp_interrupt_enter();
+  rc = kp_interrupt_exit(t, kp_initialize_with((int)argc, argv, &settings));
 done:
   PyMem_Free(argv);
   Py_XDECREF(seq);
@@ -416,14 +400,14 @@ static PyObject *kp_py_finalize(PyObject *module, PyObject *unused) {
   /* Without the GIL while a Tools callback is set, as initialize: the host
    * backend's threads may raise Tools events (deallocations) while it stops.
    * Other threads' work is refused from here (kp_work_drain_before_finalize). */
-  kp_interrupt_enter();
+  kp_interrupt_state *t = kp_interrupt_enter();
   s = kp_run_lifecycle(kp_call_finalize, &err);
   int rc = 0;
   if (s != KP_OK) {
     kp_work_finalize_abandoned();
     rc = kp_raise_bridge(s, &err, "kokkos.finalize()");
   }
-  if (kp_interrupt_exit(rc) < 0) return NULL;
+  if (kp_interrupt_exit(t, rc) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -477,15 +461,16 @@ static PyObject *kp_py_fence(PyObject *module, PyObject *const *args, Py_ssize_t
     return NULL;
   }
   if (nargs == 1 && args[0] != Py_None && !(label = kp_kokkos_text(args[0], "kokkos.fence()", "label"))) return NULL;
-  kp_interrupt_enter();
+  kp_interrupt_state *t = kp_interrupt_enter();
   int rc = kp_runtime_ensure();
   if (rc == 0) {
-    kp_error err = {{0}};
+    kp_error err;
+    err.message[0] = 0;
     kp_status s = KP_OK;
     KP_KOKKOS_WORK("kokkos.fence()", rc = -1, s = kp_bridge_fence(label, &err));
     if (rc == 0 && s != KP_OK) rc = kp_raise_bridge(s, &err, "kokkos.fence()");
   }
-  if (kp_interrupt_exit(rc) < 0) return NULL;
+  if (kp_interrupt_exit(t, rc) < 0) return NULL;
   Py_RETURN_NONE;
 }
 

@@ -212,7 +212,8 @@ static int view_label_door(kp_state *st, PyObject *label) {
 kp_view *kp_view_wrap_as(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank,
                          const Py_ssize_t *shape, const Py_ssize_t *strides, int dtype, int space, int layout,
                          unsigned traits, int readonly, PyObject *label) {
-  if (view_label_door(st, label) < 0) return NULL;
+  /* (a label its Allocation holds passed the door when it was allocated) */
+  if ((!owner || label != owner->label) && view_label_door(st, label) < 0) return NULL;
   Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
   if (!type) type = st->view_type;
   if (kp_view_class_is_combination(st, type)) type = type->tp_base; /* a subview of a View: its own class */
@@ -278,9 +279,9 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
     }
     /* what the allocation's Tools callbacks raise to end the program
      * (KeyboardInterrupt, SystemExit) is raised here, the View dropped */
-    kp_interrupt_enter();
+    kp_interrupt_state *t = kp_interrupt_enter();
     owner = kp_owner_allocate(st, spec->space, label, bytes, spec->zero);
-    if (kp_interrupt_exit(owner ? 0 : -1) < 0) {
+    if (kp_interrupt_exit(t, owner ? 0 : -1) < 0) {
       Py_XDECREF(owner);
       return NULL;
     }

@@ -45,7 +45,6 @@
 #include "tools.h"
 #include "tools_bridge.h"
 
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -321,12 +320,13 @@ static PyObject *kp_programming_interface_fence(PyObject *self, PyObject *const 
   if (nargs == 1 && kp_tools_u32(args[0], "kokkos.tools.ToolProgrammingInterface.fence()", "device_id", &device_id) < 0)
     return NULL;
   static const char *where = "kokkos.tools.ToolProgrammingInterface.fence()";
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   kp_status s = KP_OK;
   int rc = 0;
-  kp_interrupt_enter();
+  kp_interrupt_state *t = kp_interrupt_enter();
   KP_KOKKOS_WORK(where, rc = -1, s = kp_tools_bridge_tool_fence(device_id, &err));
-  if (kp_tools_entry_end(where, rc, s, &err) < 0) return NULL;
+  if (kp_tools_entry_end(t, where, rc, s, &err) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -347,19 +347,20 @@ static PyType_Slot kp_programming_interface_slots[] = {
 
 static int kp_python_alive(void) { return Py_IsInitialized() && !kp_is_finalizing(); }
 
-/* What the tools layer keeps per thread: how many callbacks it is inside,
- * and the first RecursionError met inside them with its callable and event.
- * At the recursion limit the unraisable hook cannot run (it needs the very
- * calls there is no room for), so that error is reported when the
- * thread's outermost callback ends. */
+/* The first RecursionError met inside a thread's callbacks, with its
+ * callable and event. At the recursion limit the unraisable hook cannot run
+ * (it needs the very calls there is no room for), so that error is
+ * reported when the thread's outermost callback ends. How many threads hold
+ * one is counted, so that a callback's end looks at its thread's record
+ * only then. */
 typedef struct kp_tools_thread {
-  int depth;
   PyObject *recursion; /* strong */
   PyObject *recursion_fn;
   int recursion_event;
 } kp_tools_thread;
 
 static _Thread_local kp_tools_thread t_tools;
+static atomic_int kp_tools_deferred = 0;
 
 static void kp_tools_write_unraisable(int event, PyObject *fn) {
   char what[96];
@@ -378,7 +379,6 @@ static void kp_tools_write_unraisable(int event, PyObject *fn) {
  * does, long before the C stack does. */
 int kp_tools_enter(int event, kp_tools_call *c) {
   if (!kp_python_alive()) return 0;
-  c->foreign = PyGILState_GetThisThreadState() == NULL;
   c->gil = PyGILState_Ensure();
   c->fn = kp_tools_g.callables[event];
   if (!c->fn) {
@@ -396,8 +396,8 @@ int kp_tools_enter(int event, kp_tools_call *c) {
     return 0;
   }
   c->outer = kp_callback_enter(kp_tools_events[event].name);
-  c->entries = kp_interrupt_callback_enter();
-  ++t_tools.depth;
+  c->interrupt = kp_interrupt_here();
+  c->entries = kp_interrupt_callback_enter(c->interrupt);
   return 1;
 }
 
@@ -405,14 +405,15 @@ void kp_tools_leave(kp_tools_call *c) {
   kp_callback_leave(c->outer);
   Py_DECREF(c->fn);
   Py_LeaveRecursiveCall();
-  if (--t_tools.depth == 0 && t_tools.recursion) {
+  if (!c->outer && atomic_load(&kp_tools_deferred) > 0 && t_tools.recursion) { /* the outermost callback */
     PyObject *fn = t_tools.recursion_fn;
     kp_restore_exception(t_tools.recursion);
     t_tools.recursion = t_tools.recursion_fn = NULL;
+    atomic_fetch_sub(&kp_tools_deferred, 1);
     kp_tools_write_unraisable(t_tools.recursion_event, fn);
     Py_DECREF(fn);
   }
-  kp_interrupt_callback_leave(c->entries);
+  kp_interrupt_callback_leave(c->interrupt, c->entries);
   kp_restore_exception(c->saved);
   PyGILState_Release(c->gil);
 }
@@ -423,8 +424,8 @@ void kp_tools_leave(kp_tools_call *c) {
  * outermost ends (the first of them; the others are its echo), anything
  * else reported as unraisable, naming the event. None is set after. */
 void kp_tools_report(const kp_tools_call *c) {
-  if (kp_interrupt_keep(c->foreign)) return;
-  if (t_tools.depth > 0 && PyErr_ExceptionMatches(PyExc_RecursionError)) {
+  if (kp_interrupt_keep(kp_interrupt_here())) return;
+  if (kp_callback_running() && PyErr_ExceptionMatches(PyExc_RecursionError)) {
     if (t_tools.recursion) {
       PyErr_Clear();
       return;
@@ -432,6 +433,7 @@ void kp_tools_report(const kp_tools_call *c) {
     t_tools.recursion = kp_fetch_exception();
     t_tools.recursion_fn = Py_NewRef(c->fn);
     t_tools.recursion_event = c->event;
+    atomic_fetch_add(&kp_tools_deferred, 1);
     return;
   }
   kp_tools_write_unraisable(c->event, c->fn);
@@ -488,67 +490,60 @@ PyObject *kp_tools_str(const char *s) {
   return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape");
 }
 
-/* One argument of kp_tools_fire, of kind (see tools.h), from ap: a new
- * reference, or NULL with an exception. */
-static PyObject *kp_tools_arg(char kind, va_list *ap) {
-  switch (kind) {
+/* The Python object of one argument (tools.h): a new reference, or NULL
+ * with an exception. */
+static PyObject *kp_tools_arg_object(const kp_tools_arg *a) {
+  switch (a->kind) {
     case 's':
-      return kp_tools_str(va_arg(*ap, const char *));
+      return kp_tools_str(a->s);
     case 'i':
-      return PyLong_FromLong(va_arg(*ap, int));
-    case 'I':
-      return PyLong_FromUnsignedLong(va_arg(*ap, uint32_t));
-    case 'K':
-      return PyLong_FromUnsignedLongLong(va_arg(*ap, uint64_t));
+      return PyLong_FromLong(a->i);
+    case 'u':
+      return PyLong_FromUnsignedLongLong(a->u);
     case 'n':
-      return PyLong_FromSize_t(va_arg(*ap, size_t));
+      return PyLong_FromSize_t(a->n);
     case 'p':
-      return PyLong_FromVoidPtr((void *)va_arg(*ap, const void *));
+      return PyLong_FromVoidPtr((void *)a->p);
     case '?':
-      return PyBool_FromLong(va_arg(*ap, int));
+      return PyBool_FromLong(a->flag);
     case 'h':
-      return kp_space_handle_from(va_arg(*ap, const kp_tools_space_handle *));
-    case 'O': {
-      kp_tools_builder build = va_arg(*ap, kp_tools_builder);
-      return build(va_arg(*ap, void *));
-    }
+      return kp_space_handle_from(a->h);
+    case 'O':
+      return a->o.build(a->o.ctx);
     default:
-      return PyErr_Format(PyExc_SystemError, "kp_tools_fire: unknown argument kind '%c'", kind);
+      return PyErr_Format(PyExc_SystemError, "kp_tools_fire: unknown argument kind '%c'", a->kind);
   }
 }
 
-/* The default taker: an id for Kokkos (into out) when the event's row says
- * the callback returns one, else nothing. */
+/* The default taker: an id for Kokkos (into out), as the event's row says. */
 static void kp_tools_take(kp_tools_call *c, PyObject *res, void *out) {
-  switch (kp_tools_events[c->event].returns) {
-    case KP_RET_ID64: {
-      uint64_t id = kp_tools_take_id(c, res, UINT64_MAX);
-      if (out) *(uint64_t *)out = id;
-      break;
-    }
-    case KP_RET_ID32: {
-      uint64_t id = kp_tools_take_id(c, res, UINT32_MAX);
-      if (out) *(uint32_t *)out = (uint32_t)id;
-      break;
-    }
-    default:
-      Py_XDECREF(res);
+  if (kp_tools_events[c->event].returns == KP_RET_ID32) {
+    uint64_t id = kp_tools_take_id(c, res, UINT32_MAX);
+    if (out) *(uint32_t *)out = (uint32_t)id;
+  } else {
+    uint64_t id = kp_tools_take_id(c, res, UINT64_MAX);
+    if (out) *(uint64_t *)out = id;
   }
 }
 
-void kp_tools_fire(int event, kp_tools_taker take, void *out, const char *fmt, ...) {
+void kp_tools_fire(int event, kp_tools_taker take, void *out, const kp_tools_arg *args, Py_ssize_t nargs) {
   kp_tools_call c;
   if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[KP_TOOLS_MAX_ARGS] = {NULL};
-  Py_ssize_t n = (Py_ssize_t)strlen(fmt);
-  if (n > KP_TOOLS_MAX_ARGS) n = KP_TOOLS_MAX_ARGS;
-  va_list ap;
-  va_start(ap, fmt);
-  for (Py_ssize_t i = 0; i < n; ++i)
-    if (!(args[i] = kp_tools_arg(fmt[i], &ap))) break; /* the rest stay NULL: no call */
-  va_end(ap);
-  PyObject *res = kp_tools_invoke(&c, args, n);
-  (take ? take : kp_tools_take)(&c, res, out);
+  PyObject *objects[KP_TOOLS_MAX_ARGS];
+  if (nargs > KP_TOOLS_MAX_ARGS) nargs = KP_TOOLS_MAX_ARGS;
+  int built = 1;
+  for (Py_ssize_t i = 0; i < nargs; ++i)
+    if (!built || !(objects[i] = kp_tools_arg_object(&args[i]))) { /* the rest stay NULL: no call */
+      objects[i] = NULL;
+      built = 0;
+    }
+  PyObject *res = kp_tools_invoke(&c, objects, nargs);
+  if (take)
+    take(&c, res, out);
+  else if (kp_tools_events[event].returns == KP_RET_NONE)
+    Py_XDECREF(res);
+  else
+    kp_tools_take(&c, res, out);
   kp_tools_leave(&c);
 }
 
@@ -565,11 +560,11 @@ static PyObject *kp_device_info_build(void *info) {
 
 static void kp_on_init(int load_sequence, uint64_t interface_version, uint32_t device_info_count,
                        const kp_tools_device_info *device_info) {
-  kp_tools_fire(KP_TOOLS_INIT, NULL, NULL, "iKIO", load_sequence, interface_version, device_info_count,
-                kp_device_info_build, (void *)device_info);
+  KP_TOOLS_FIRE(KP_TOOLS_INIT, NULL, NULL, KP_ARG_INT(load_sequence), KP_ARG_UINT(interface_version),
+                KP_ARG_UINT(device_info_count), KP_ARG_BUILT(kp_device_info_build, (void *)device_info));
 }
 
-static void kp_on_plain(int event) { kp_tools_fire(event, NULL, NULL, ""); }
+static void kp_on_plain(int event) { kp_tools_fire(event, NULL, NULL, NULL, 0); }
 
 typedef struct kp_tools_argv {
   int argc;
@@ -591,43 +586,46 @@ static PyObject *kp_argv_build(void *ctx) {
 
 static void kp_on_parse_args(int argc, char **argv) {
   kp_tools_argv a = {argc, argv};
-  kp_tools_fire(KP_TOOLS_PARSE_ARGS, NULL, NULL, "iO", argc, kp_argv_build, (void *)&a);
+  KP_TOOLS_FIRE(KP_TOOLS_PARSE_ARGS, NULL, NULL, KP_ARG_INT(argc), KP_ARG_BUILT(kp_argv_build, &a));
 }
 
-static void kp_on_print_help(const char *program) { kp_tools_fire(KP_TOOLS_PRINT_HELP, NULL, NULL, "s", program); }
+static void kp_on_print_help(const char *program) {
+  KP_TOOLS_FIRE(KP_TOOLS_PRINT_HELP, NULL, NULL, KP_ARG_STR(program));
+}
 
 static void kp_on_begin(int event, const char *name, uint32_t device_id, uint64_t *out_id) {
-  kp_tools_fire(event, NULL, out_id, "sI", name, device_id);
+  KP_TOOLS_FIRE(event, NULL, out_id, KP_ARG_STR(name), KP_ARG_UINT(device_id));
 }
 
-static void kp_on_end(int event, uint64_t id) { kp_tools_fire(event, NULL, NULL, "K", id); }
+static void kp_on_end(int event, uint64_t id) { KP_TOOLS_FIRE(event, NULL, NULL, KP_ARG_UINT(id)); }
 
-static void kp_on_named(int event, const char *name) { kp_tools_fire(event, NULL, NULL, "s", name); }
+static void kp_on_named(int event, const char *name) { KP_TOOLS_FIRE(event, NULL, NULL, KP_ARG_STR(name)); }
 
 static void kp_on_data(int event, const kp_tools_space_handle *space, const char *label, const void *ptr,
                        uint64_t size) {
-  kp_tools_fire(event, NULL, NULL, "hspK", space, label, ptr, size);
+  KP_TOOLS_FIRE(event, NULL, NULL, KP_ARG_SPACE(space), KP_ARG_STR(label), KP_ARG_ADDRESS(ptr), KP_ARG_UINT(size));
 }
 
 static void kp_on_create_section(const char *name, uint32_t *out_id) {
-  kp_tools_fire(KP_TOOLS_CREATE_PROFILE_SECTION, NULL, out_id, "s", name);
+  KP_TOOLS_FIRE(KP_TOOLS_CREATE_PROFILE_SECTION, NULL, out_id, KP_ARG_STR(name));
 }
 
-static void kp_on_section(int event, uint32_t id) { kp_tools_fire(event, NULL, NULL, "I", id); }
+static void kp_on_section(int event, uint32_t id) { KP_TOOLS_FIRE(event, NULL, NULL, KP_ARG_UINT(id)); }
 
 static void kp_on_deep_copy(const kp_tools_space_handle *dst_space, const char *dst_label, const void *dst_ptr,
                             const kp_tools_space_handle *src_space, const char *src_label, const void *src_ptr,
                             uint64_t size) {
-  kp_tools_fire(KP_TOOLS_BEGIN_DEEP_COPY, NULL, NULL, "hsphspK", dst_space, dst_label, dst_ptr, src_space, src_label,
-                src_ptr, size);
+  KP_TOOLS_FIRE(KP_TOOLS_BEGIN_DEEP_COPY, NULL, NULL, KP_ARG_SPACE(dst_space), KP_ARG_STR(dst_label),
+                KP_ARG_ADDRESS(dst_ptr), KP_ARG_SPACE(src_space), KP_ARG_STR(src_label), KP_ARG_ADDRESS(src_ptr),
+                KP_ARG_UINT(size));
 }
 
 static void kp_on_dual_view(int event, const char *label, const void *ptr, int flag) {
-  kp_tools_fire(event, NULL, NULL, "sp?", label, ptr, flag);
+  KP_TOOLS_FIRE(event, NULL, NULL, KP_ARG_STR(label), KP_ARG_ADDRESS(ptr), KP_ARG_BOOL(flag));
 }
 
 static void kp_on_metadata(const char *key, const char *value) {
-  kp_tools_fire(KP_TOOLS_DECLARE_METADATA, NULL, NULL, "ss", key, value);
+  KP_TOOLS_FIRE(KP_TOOLS_DECLARE_METADATA, NULL, NULL, KP_ARG_STR(key), KP_ARG_STR(value));
 }
 
 /* request_tool_settings: what the callback sets on the ToolSettings goes
@@ -657,7 +655,8 @@ static void kp_tool_settings_take(kp_tools_call *c, PyObject *res, void *ctx) {
 
 static void kp_on_tool_settings(uint32_t count, kp_tools_settings *settings) {
   kp_tools_settings_call t = {settings, NULL};
-  kp_tools_fire(KP_TOOLS_REQUEST_TOOL_SETTINGS, kp_tool_settings_take, &t, "IO", count, kp_tool_settings_build, &t);
+  KP_TOOLS_FIRE(KP_TOOLS_REQUEST_TOOL_SETTINGS, kp_tool_settings_take, &t, KP_ARG_UINT(count),
+                KP_ARG_BUILT(kp_tool_settings_build, &t));
 }
 
 /* A ToolProgrammingInterface (its actions are the bridge's, process-wide). */
@@ -667,8 +666,8 @@ static PyObject *kp_programming_interface_build(void *unused) {
 }
 
 static void kp_on_programming_interface(uint32_t count) {
-  kp_tools_fire(KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE, NULL, NULL, "IO", count, kp_programming_interface_build,
-                (void *)NULL);
+  KP_TOOLS_FIRE(KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE, NULL, NULL, KP_ARG_UINT(count),
+                KP_ARG_BUILT(kp_programming_interface_build, NULL));
 }
 
 /* What the bridge calls, one handler per shape of Kokkos' arguments (tools_bridge.h). */
@@ -734,30 +733,34 @@ static int kp_tools_require_runtime(const char *where) {
   return kp_runtime_ensure();
 }
 
-int kp_tools_entry_begin(const char *where) {
-  kp_interrupt_enter();
-  if (kp_tools_require_runtime(where) == 0) return 0;
-  kp_interrupt_exit(-1);
-  return -1;
+kp_interrupt_state *kp_tools_entry_begin(const char *where) {
+  kp_interrupt_state *t = kp_interrupt_enter();
+  if (kp_tools_require_runtime(where) == 0) return t;
+  kp_interrupt_exit(t, -1);
+  return NULL;
 }
 
-int kp_tools_entry_end(const char *where, int rc, kp_status s, const kp_error *err) {
+int kp_tools_entry_end(kp_interrupt_state *t, const char *where, int rc, kp_status s, const kp_error *err) {
   if (rc == 0 && s != KP_OK) rc = kp_raise_bridge(s, err, where);
-  return kp_interrupt_exit(rc);
+  return kp_interrupt_exit(t, rc);
 }
 
 /* Profiling calls initialize Kokkos if needed (so a tool library named in
  * the environment sees them). With no callback set Kokkos would do nothing,
  * so neither do they. Otherwise they release the GIL around the call: Kokkos
  * may fence for the tool, and Python callbacks take the GIL back. */
-#define KP_TOOLS_CALL(where, CALL)                                                              \
-  do {                                                                                          \
-    if (kp_tools_entry_begin(where) < 0) return NULL;                                           \
-    kp_error err_ = {{0}};                                                                      \
-    kp_status s_ = KP_OK;                                                                       \
-    int rc_ = 0;                                                                                \
-    if (kp_tools_bridge_profile_library_loaded()) KP_KOKKOS_WORK(where, rc_ = -1, s_ = (CALL)); \
-    if (kp_tools_entry_end(where, rc_, s_, &err_) < 0) return NULL;                             \
+#define KP_TOOLS_CALL(where, CALL)                                        \
+  do {                                                                    \
+    if (kp_tools_require_runtime(where) < 0) return NULL;                 \
+    if (kp_tools_bridge_profile_library_loaded()) {                       \
+      kp_error err_;                                                      \
+      err_.message[0] = 0;                                                \
+      kp_status s_ = KP_OK;                                               \
+      int rc_ = 0;                                                        \
+      kp_interrupt_state *t_ = kp_interrupt_enter();                      \
+      KP_KOKKOS_WORK(where, rc_ = -1, s_ = (CALL));                       \
+      if (kp_tools_entry_end(t_, where, rc_, s_, &err_) < 0) return NULL; \
+    }                                                                     \
   } while (0)
 
 static PyObject *kp_tools_push_region(PyObject *mod, PyObject *name) {
@@ -785,11 +788,13 @@ static PyObject *kp_tools_internal(int test) {
                  where);
     return NULL;
   }
-  int rc = kp_tools_entry_begin(where);
-  if (rc == 0) {
-    kp_error err = {{0}};
+  kp_interrupt_state *t = kp_tools_entry_begin(where);
+  int rc = t ? 0 : -1;
+  if (t) {
+    kp_error err;
+    err.message[0] = 0;
     kp_status s = test ? kp_tools_bridge_internal_test(&err) : kp_tools_bridge_internal_setup(&err);
-    rc = kp_tools_entry_end(where, 0, s, &err);
+    rc = kp_tools_entry_end(t, where, 0, s, &err);
   }
   atomic_store(&kp_tools_internal_running, 0);
   if (rc < 0) return NULL;

@@ -16,6 +16,7 @@
 #define KOKKOS_PYTHON_CORE_TOOLS_H
 
 #include "core.h"
+#include "tools_bridge.h"
 
 /* ---- what module.c calls ------------------------------------------------- */
 
@@ -39,11 +40,11 @@ int kp_tools_warn_after_auto_init(const char *where);
 
 typedef struct kp_tools_call {
   PyGILState_STATE gil;
-  PyObject *fn;      /* strong reference */
-  PyObject *saved;   /* exception pending on entry (kp_fetch_exception) */
-  const char *outer; /* the callback this thread was inside before (kp_callback_enter) */
-  int entries;       /* the entry points around it (kp_interrupt_callback_enter) */
-  int foreign;       /* the thread had no Python thread state: Kokkos' own */
+  PyObject *fn;                         /* strong reference */
+  PyObject *saved;                      /* exception pending on entry (kp_fetch_exception) */
+  const char *outer;                    /* the callback this thread was inside before (kp_callback_enter) */
+  struct kp_interrupt_state *interrupt; /* the thread's record (kp_interrupt_here) */
+  int entries;                          /* the entry points around it (kp_interrupt_callback_enter) */
   int event;
 } kp_tools_call;
 
@@ -71,18 +72,49 @@ typedef PyObject *(*kp_tools_builder)(void *ctx);
  * error was reported) for Kokkos, into out; consumes res. With the GIL,
  * inside the callback's count (kp_tools_enter). */
 typedef void (*kp_tools_taker)(kp_tools_call *c, PyObject *res, void *out);
+/* One argument of a callback, as a C value and its kind: made by the
+ * KP_ARG_* macros below, each of which says the C type it takes and the
+ * Python object it becomes. */
+typedef struct kp_tools_arg {
+  char kind;
+  union {
+    const char *s;                  /* 's': a str (NULL is "", bad UTF-8 escaped) */
+    long i;                         /* 'i': an int */
+    unsigned long long u;           /* 'u': an int */
+    size_t n;                       /* 'n': an int */
+    const void *p;                  /* 'p': an address, as an int */
+    int flag;                       /* '?': a bool */
+    const kp_tools_space_handle *h; /* 'h': a SpaceHandle */
+    struct {                        /* 'O': what build(ctx) returns */
+      kp_tools_builder build;
+      void *ctx;
+    } o;
+  };
+} kp_tools_arg;
+#define KP_ARG_STR(x) {.kind = 's', .s = (x)}
+#define KP_ARG_INT(x) {.kind = 'i', .i = (x)}
+#define KP_ARG_UINT(x) {.kind = 'u', .u = (x)}
+#define KP_ARG_SIZE(x) {.kind = 'n', .n = (x)}
+#define KP_ARG_ADDRESS(x) {.kind = 'p', .p = (x)}
+#define KP_ARG_BOOL(x) {.kind = '?', .flag = (x)}
+#define KP_ARG_SPACE(x) {.kind = 'h', .h = (x)}
+#define KP_ARG_BUILT(fn, c)        \
+  {                                \
+    .kind = 'O', .o = {(fn), (c) } \
+  }
 #define KP_TOOLS_MAX_ARGS 8
+
 /* A handler whole, and the one way Python is called from Kokkos: calls
- * event's callable (if set) with arguments built from the C values that
- * follow, one per character of fmt:
- *   's' const char * (a str; NULL is "", bad UTF-8 escaped), 'i' int,
- *   'I' uint32_t, 'K' uint64_t, 'n' size_t, 'p' const void * (the address,
- *   an int), '?' int (a bool), 'h' const kp_tools_space_handle * (a
- *   SpaceHandle), 'O' a kp_tools_builder and its void * context.
- * take (NULL: as the event's row says, an id written to out, a uint64_t *
- * or uint32_t * that may be NULL, or nothing) hands the result to Kokkos.
- * All of it between kp_tools_enter and kp_tools_leave. */
-void kp_tools_fire(int event, kp_tools_taker take, void *out, const char *fmt, ...);
+ * event's callable (if set) with the Python objects of args[0..nargs) (at
+ * most KP_TOOLS_MAX_ARGS), and hands what it returns to Kokkos through take
+ * (NULL: as the event's row says, an id written to out, a uint64_t * or
+ * uint32_t * that may be NULL, or nothing). All of it between
+ * kp_tools_enter and kp_tools_leave. KP_TOOLS_FIRE(event, take, out,
+ * KP_ARG_...(...), ...) counts the arguments. */
+void kp_tools_fire(int event, kp_tools_taker take, void *out, const kp_tools_arg *args, Py_ssize_t nargs);
+#define KP_TOOLS_FIRE(event, take, out, ...)                                 \
+  kp_tools_fire((event), (take), (out), (const kp_tools_arg[]){__VA_ARGS__}, \
+                (Py_ssize_t)(sizeof((kp_tools_arg[]){__VA_ARGS__}) / sizeof(kp_tools_arg)))
 
 /* An object of kokkos.tools that holds one Python object, first after the
  * head (Region's name, VariableInfo's candidates, VariableValue's info):
@@ -112,13 +144,13 @@ int kp_tools_add_types(PyObject *sub, PyType_Spec *specs, int count, PyTypeObjec
 /* str (new reference) from a C string from Kokkos; NULL is "". */
 PyObject *kp_tools_str(const char *s);
 /* Around an entry point's Kokkos calls: kp_tools_entry_begin initializes
- * Kokkos if needed (0, or -1 with an exception and nothing to end);
- * kp_tools_entry_end(where, rc, s, err), with rc the entry point's result
- * so far (0, or -1 with an exception set) and s the bridge's status (its
- * error in err), returns 0 or -1 with an exception: the bridge's error,
- * and a KeyboardInterrupt or SystemExit that a callback raised meanwhile
- * (kp_interrupt_exit). */
-int kp_tools_entry_begin(const char *where);
-int kp_tools_entry_end(const char *where, int rc, kp_status s, const kp_error *err);
+ * Kokkos if needed: the thread's interrupt record to end with, or NULL with
+ * an exception (nothing to end); kp_tools_entry_end(t, where, rc, s, err),
+ * with rc the entry point's result so far (0, or -1 with an exception set)
+ * and s the bridge's status (its error in err), returns 0 or -1 with an
+ * exception: the bridge's error, and a KeyboardInterrupt or SystemExit that
+ * a callback raised meanwhile (kp_interrupt_exit). */
+struct kp_interrupt_state *kp_tools_entry_begin(const char *where);
+int kp_tools_entry_end(struct kp_interrupt_state *t, const char *where, int rc, kp_status s, const kp_error *err);
 
 #endif /* KOKKOS_PYTHON_CORE_TOOLS_H */

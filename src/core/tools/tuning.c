@@ -621,8 +621,8 @@ static PyType_Slot kp_variable_value_slots[] = {
 static PyObject *kp_variable_info_build(void *info) { return kp_variable_info_from_c(info); }
 
 static void kp_on_declare_type(int output, const char *name, size_t id, const kp_tuning_info *info) {
-  kp_tools_fire(output ? KP_TOOLS_DECLARE_OUTPUT_TYPE : KP_TOOLS_DECLARE_INPUT_TYPE, NULL, NULL, "snO", name, id,
-                kp_variable_info_build, (void *)info);
+  KP_TOOLS_FIRE(output ? KP_TOOLS_DECLARE_OUTPUT_TYPE : KP_TOOLS_DECLARE_INPUT_TYPE, NULL, NULL, KP_ARG_STR(name),
+                KP_ARG_SIZE(id), KP_ARG_BUILT(kp_variable_info_build, (void *)info));
 }
 
 /* request_output_values: the callback receives lists of VariableValue and
@@ -680,18 +680,19 @@ static void kp_tuning_outputs_take(kp_tools_call *c, PyObject *res, void *ctx) {
 static void kp_on_request_values(size_t context_id, size_t n_inputs, const kp_tuning_variable *inputs, size_t n_outputs,
                                  kp_tuning_variable *outputs) {
   kp_tuning_request in = {n_inputs, (kp_tuning_variable *)inputs, 0, NULL}, out = {n_outputs, outputs, 1, NULL};
-  kp_tools_fire(KP_TOOLS_REQUEST_OUTPUT_VALUES, kp_tuning_outputs_take, &out, "nOO", context_id, kp_tuning_list_build,
-                (void *)&in, kp_tuning_list_build, (void *)&out);
+  KP_TOOLS_FIRE(KP_TOOLS_REQUEST_OUTPUT_VALUES, kp_tuning_outputs_take, &out, KP_ARG_SIZE(context_id),
+                KP_ARG_BUILT(kp_tuning_list_build, &in), KP_ARG_BUILT(kp_tuning_list_build, &out));
 }
 
 static void kp_on_begin_context(size_t context_id) {
-  kp_tools_fire(KP_TOOLS_BEGIN_CONTEXT, NULL, NULL, "n", context_id);
+  KP_TOOLS_FIRE(KP_TOOLS_BEGIN_CONTEXT, NULL, NULL, KP_ARG_SIZE(context_id));
 }
 
 static PyObject *kp_input_value_build(void *value) { return kp_variable_value_from_c(value, 1); }
 
 static void kp_on_end_context(size_t context_id, const kp_tuning_variable *value) {
-  kp_tools_fire(KP_TOOLS_END_CONTEXT, NULL, NULL, "nO", context_id, kp_input_value_build, (void *)value);
+  KP_TOOLS_FIRE(KP_TOOLS_END_CONTEXT, NULL, NULL, KP_ARG_SIZE(context_id),
+                KP_ARG_BUILT(kp_input_value_build, (void *)value));
 }
 
 typedef struct kp_tuning_goal_args {
@@ -716,7 +717,8 @@ static PyObject *kp_tuning_goal_build(void *ctx) {
 
 static void kp_on_optimization_goal(size_t context_id, size_t type_id, int goal) {
   kp_tuning_goal_args g = {type_id, goal};
-  kp_tools_fire(KP_TOOLS_DECLARE_OPTIMIZATION_GOAL, NULL, NULL, "nO", context_id, kp_tuning_goal_build, (void *)&g);
+  KP_TOOLS_FIRE(KP_TOOLS_DECLARE_OPTIMIZATION_GOAL, NULL, NULL, KP_ARG_SIZE(context_id),
+                KP_ARG_BUILT(kp_tuning_goal_build, &g));
 }
 
 /* What the bridge calls for the tuning events (tuning_bridge.h). */
@@ -746,15 +748,17 @@ static PyObject *kp_tuning_declare(PyObject *const *args, Py_ssize_t nargs, int 
   kp_tuning_info info;
   void *owned = NULL;
   if (kp_variable_info_to_c((kp_variable_info *)args[1], &info, &owned) < 0) return NULL;
-  if (kp_tools_entry_begin(where) < 0) {
+  kp_interrupt_state *t = kp_tools_entry_begin(where);
+  if (!t) {
     PyMem_Free(owned);
     return NULL;
   }
-  kp_error err = {{0}};
+  kp_error err;
+  err.message[0] = 0;
   size_t id = 0;
   kp_status s = kp_tuning_bridge_declare_type(output, name, &info, &id, &err);
   PyMem_Free(owned);
-  if (kp_tools_entry_end(where, 0, s, &err) < 0) return NULL;
+  if (kp_tools_entry_end(t, where, 0, s, &err) < 0) return NULL;
   return PyLong_FromSize_t(id);
 }
 
@@ -848,10 +852,12 @@ static PyObject *kp_tuning_request_output_values(PyObject *mod, PyObject *const 
   if (kp_tuning_size_arg(args[0], where, "context_id", &context_id) < 0) goto done;
   if (kp_tuning_values_arg(args[1], where, "inputs", 0, &in_items, &in, &n_in) < 0) goto done;
   if (kp_tuning_values_arg(args[2], where, "outputs", 1, &out_items, &out, &n_out) < 0) goto done;
-  if (kp_tools_entry_begin(where) < 0) goto done;
-  kp_error err = {{0}};
+  kp_interrupt_state *t = kp_tools_entry_begin(where);
+  if (!t) goto done;
+  kp_error err;
+  err.message[0] = 0;
   kp_status s = kp_tuning_bridge_request_output_values(context_id, n_in, in, n_out, out, &err);
-  if (kp_tools_entry_end(where, 0, s, &err) < 0) goto done;
+  if (kp_tools_entry_end(t, where, 0, s, &err) < 0) goto done;
   for (size_t i = 0; i < n_out; ++i) {
     kp_variable_value *v = (kp_variable_value *)out_items[i];
     if (out[i].type < 0) continue;
@@ -874,10 +880,12 @@ done:
     static const char *where = "kokkos.tools." #fname "()";                 \
     size_t id;                                                              \
     if (kp_tuning_size_arg(arg, where, "context_id", &id) < 0) return NULL; \
-    if (kp_tools_entry_begin(where) < 0) return NULL;                       \
-    kp_error err = {{0}};                                                   \
+    kp_interrupt_state *t = kp_tools_entry_begin(where);                    \
+    if (!t) return NULL;                                                    \
+    kp_error err;                                                           \
+    err.message[0] = 0;                                                     \
     kp_status s = bridge_fn(id, &err);                                      \
-    if (kp_tools_entry_end(where, 0, s, &err) < 0) return NULL;             \
+    if (kp_tools_entry_end(t, where, 0, s, &err) < 0) return NULL;          \
     Py_RETURN_NONE;                                                         \
   }
 
@@ -901,10 +909,12 @@ static PyObject *kp_tuning_declare_optimization_goal(PyObject *mod, PyObject *co
   if (kp_tuning_size_arg(PyTuple_GET_ITEM(goal, 0), where, "goal.type_id", &type_id) < 0) return NULL;
   int type = kp_tuning_enum_arg(PyTuple_GET_ITEM(goal, 1), kp_goal_names, 2, where, "goal.goal", "OptimizationType");
   if (type < 0) return NULL;
-  if (kp_tools_entry_begin(where) < 0) return NULL;
-  kp_error err = {{0}};
+  kp_interrupt_state *t = kp_tools_entry_begin(where);
+  if (!t) return NULL;
+  kp_error err;
+  err.message[0] = 0;
   kp_status s = kp_tuning_bridge_declare_optimization_goal(context_id, type_id, type, &err);
-  if (kp_tools_entry_end(where, 0, s, &err) < 0) return NULL;
+  if (kp_tools_entry_end(t, where, 0, s, &err) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
