@@ -13,6 +13,7 @@ that replays them.
   python scripts/fuzz.py                          # every family, 2000 inputs each, -j 2
   python scripts/fuzz.py --families dlpack,index --count 50000 --seed 7 -j 2
   python scripts/fuzz.py --python build/sanitize/venv/bin/python    # the ASan+UBSan build
+  python scripts/fuzz.py --families threads --python build/tsan/python --sanitizer thread   # ThreadSanitizer
   python scripts/fuzz.py --replay dlpack:7:1234   # one input, in this process's child
   kill -TERM <pid>                                  # ends a long run early: the summary counts what ran
 
@@ -21,7 +22,12 @@ its bin/python preloads the runtimes) the children get that script's
 ASAN_OPTIONS and UBSAN_OPTIONS with halt_on_error and abort_on_error, so an
 ASan or UBSan report ends the child with SIGABRT, and reports go to the
 child's stderr (not to files) where this script finds them. Leak checks are
-off here (the sanitizer test run has them).
+off here (the sanitizer test run has them). Under a ThreadSanitizer build
+(KOKKOS_PYTHON_SANITIZE=thread, its runtime preloaded by the interpreter
+given as --python; --sanitizer thread, or a path with "tsan" in it) the
+children get TSAN_OPTIONS with halt_on_error and the suppressions of
+tests/sanitizer/tsan.supp (reports that come from the uninstrumented
+interpreter), so the first race report ends the child.
 
 Exit status: 0 when no input gave a failing kind (wrong, error, crash, hang,
 sanitizer, harness), 1 otherwise, 2 for bad arguments.
@@ -46,25 +52,38 @@ TESTS = ROOT / "tests"
 sys.path.insert(0, str(TESTS))
 import fuzz  # noqa: E402  (tests/fuzz: the family names and kinds)
 
-SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "Sanitizer has encountered")
+SANITIZER_MARKS = (
+    "ERROR: AddressSanitizer",
+    "ERROR: LeakSanitizer",
+    "runtime error:",
+    "Sanitizer has encountered",
+    "WARNING: ThreadSanitizer",
+    "FATAL: ThreadSanitizer",
+)
 ASAN = (
     "detect_leaks=0:halt_on_error=1:abort_on_error=1:allocator_may_return_null=1:"
     "detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1:"
     "quarantine_size_mb=16:handle_segv=1"
 )
 UBSAN = "print_stacktrace=1:halt_on_error=1:abort_on_error=1"
+TSAN = f"halt_on_error=1:second_deadlock_stack=1:suppressions={TESTS / 'sanitizer' / 'tsan.supp'}"
 
 
 def child_env(sanitized):
+    """The children's environment; sanitized: False, "address" or "thread"."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(TESTS)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env["OPENBLAS_NUM_THREADS"] = "1"
     env["PYTHONFAULTHANDLER"] = "1"
-    if sanitized:
+    if sanitized == "address":
         env["ASAN_OPTIONS"] = ASAN
         env["UBSAN_OPTIONS"] = UBSAN
-        env["PYTHONMALLOC"] = "malloc"
         env["KOKKOS_PYTHON_SANITIZED"] = "1"
+    elif sanitized == "thread":
+        env["TSAN_OPTIONS"] = TSAN
+        env["KOKKOS_PYTHON_SANITIZED"] = "thread"
+    if sanitized:
+        env["PYTHONMALLOC"] = "malloc"
     return env
 
 
@@ -292,6 +311,9 @@ def run_campaign(cfg):
     return camp, time.perf_counter() - t0
 
 
+SANITIZER_NAMES = {"address": " (ASan+UBSan)", "thread": " (TSan)"}
+
+
 def summary(camp, elapsed, cfg):
     lines = []
     cols = ["inputs", "seconds", "inputs/s"] + list(fuzz.KINDS)
@@ -310,7 +332,7 @@ def summary(camp, elapsed, cfg):
     lines.append(f"{'all':22}" + "".join(f"{x:>11}" for x in row))
     lines.append(
         f"seed {cfg.seed}, -j {cfg.jobs}, batch {cfg.batch}, {elapsed:.1f} s elapsed; "
-        f"interpreter {cfg.python}{' (ASan+UBSan)' if cfg.sanitized else ''}"
+        f"interpreter {cfg.python}{SANITIZER_NAMES.get(cfg.sanitized, '')}"
     )
     return "\n".join(lines)
 
@@ -324,7 +346,13 @@ def parse(argv):
     ap.add_argument("--batch", type=int, default=500, help="inputs per child (default 500)")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="children at a time (default 2)")
     ap.add_argument("--python", default=sys.executable, help="interpreter of the children (default: this one)")
-    ap.add_argument("--sanitizer", choices=("auto", "on", "off"), default="auto")
+    ap.add_argument(
+        "--sanitizer",
+        choices=("auto", "on", "off", "address", "thread"),
+        default="auto",
+        help="the children's sanitizer build: address (ASan+UBSan; on is the same), thread (TSan), off, or auto "
+        "(from the interpreter's path or KOKKOS_PYTHON_SANITIZED)",
+    )
     ap.add_argument("--timeout", type=float, default=None, help="seconds per input (default 20, 120 sanitized)")
     ap.add_argument("--startup", type=float, default=None, help="extra seconds for a child to start")
     ap.add_argument("--max-replays", type=int, default=60, help="inputs replayed alone to isolate one finding")
@@ -338,10 +366,16 @@ def parse(argv):
     bad = [f for f in cfg.families if f not in fuzz.MODULES]
     if bad:
         ap.error(f"unknown families {bad}; known: {', '.join(fuzz.FAMILIES)}")
+    marked = os.environ.get("KOKKOS_PYTHON_SANITIZED")
     if cfg.sanitizer == "auto":
-        cfg.sanitized = "sanitize" in cfg.python or os.environ.get("KOKKOS_PYTHON_SANITIZED") == "1"
+        if "tsan" in cfg.python or marked == "thread":
+            cfg.sanitized = "thread"
+        elif "sanitize" in cfg.python or marked == "1":
+            cfg.sanitized = "address"
+        else:
+            cfg.sanitized = False
     else:
-        cfg.sanitized = cfg.sanitizer == "on"
+        cfg.sanitized = {"on": "address", "address": "address", "thread": "thread"}.get(cfg.sanitizer, False)
     if cfg.timeout is None:
         cfg.timeout = 120.0 if cfg.sanitized else 20.0
     if cfg.startup is None:

@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FUZZ = ROOT / "scripts" / "fuzz.py"
-SANITIZED = os.environ.get("KOKKOS_PYTHON_SANITIZED") == "1"
+SANITIZED = os.environ.get("KOKKOS_PYTHON_SANITIZED") in ("1", "thread")
 SEED = 20261206
 # Inputs per family in CI: about two minutes of the two cores in all (the
 # per-family rates are in docs/hardening.md); a quarter under the sanitizers.
@@ -85,6 +85,37 @@ def test_replay_runs_one_input(tmp_path):
     assert r.returncode == 1 and "crash" in r.stdout and "SIGABRT" in r.stdout, r.stdout + r.stderr
     r = _run(tmp_path, "--replay", "overlap:1:0")
     assert "input: {" in r.stdout, r.stdout + r.stderr
+
+
+# The threads family (tests/fuzz/threads.py): Python threads x View
+# operations, Tools callbacks and tuning, one input in a hundred in a fresh
+# interpreter (first use from every thread at once; finalize in one of
+# them). About a minute of the two cores.
+THREADS_COUNT = 6000
+
+
+@pytest.mark.timeout(600)
+def test_threads_fixed_seed_batch(tmp_path):
+    scale = 4 if SANITIZED else 1
+    limit = "60" if SANITIZED else "20"
+    r = _run(
+        tmp_path,
+        *("--families", "threads", "--count", str(THREADS_COUNT // scale), "--seed", str(SEED)),
+        *("-j", "2", "--timeout", limit),
+    )
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    stats = json.loads((tmp_path / "summary.json").read_text())["stats"]["threads"]
+    assert stats["inputs"] == THREADS_COUNT // scale, stats
+    failing = [
+        f for f in _findings(tmp_path) if f["kind"] in ("wrong", "error", "crash", "hang", "sanitizer", "harness")
+    ]
+    text = "\n\n".join(
+        f"{f['kind']} {f['family']}:{f['seed']}:{f['index']} ({f['replay']})\n  input: {f['input'][:400]}\n"
+        f"  {str(f['detail'])[:600]}"
+        for f in failing[:20]
+    )
+    assert not failing, f"{len(failing)} failing fuzz findings:\n{text}"
+    assert stats["ok"] == THREADS_COUNT // scale, stats
 
 
 @pytest.mark.timeout(1500)

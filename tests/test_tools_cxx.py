@@ -245,3 +245,27 @@ def test_kokkos_fence_reports_begin_and_end_fence():
     begins = [e for e in log if e[0] == "begin_fence"]
     assert any(e[1] == "python fence" for e in begins)
     assert ("end_fence", 77) in log
+
+
+def test_keyboard_interrupt_in_a_cxx_thread_goes_to_the_main_thread(cxx, unraisable):
+    """A C++ thread has no Python program to raise it in: its callback's
+    KeyboardInterrupt reaches the main thread as a Ctrl-C would."""
+    raised = []
+
+    def on_event(name):
+        if not raised:
+            raised.append(name)
+            raise KeyboardInterrupt(name)
+
+    kt.set_profile_event_callback(on_event)
+    with pytest.raises(KeyboardInterrupt):
+        assert cxx.kp_test_threads(2, 5) == 0
+        for _ in range(100000):  # the main thread's next checks
+            pass
+    assert len(raised) == 1 and not unraisable, unraisable
+
+
+def test_system_exit_in_a_cxx_thread_is_reported(cxx, unraisable):
+    kt.set_profile_event_callback(lambda name: sys.exit(3))
+    assert cxx.kp_test_threads(1, 2) == 0
+    assert [u.exc_type for u in unraisable] == [SystemExit, SystemExit]

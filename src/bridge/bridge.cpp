@@ -20,6 +20,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -156,7 +157,8 @@ constexpr int exec_index() {
 
 // ---- finalize tracking ------------------------------------------------------
 
-bool g_finalized = false;
+// Written by the thread that finalizes, read by any (without the GIL).
+std::atomic<bool> g_finalized{false};
 bool g_hook_registered = false;
 void (*g_core_hook)() = nullptr;
 

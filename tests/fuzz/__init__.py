@@ -38,6 +38,7 @@ FAMILIES = (
     "index",
     "construct",
     "overlap",
+    "threads",
 )
 
 # The module of each family (families are imported only when run).
@@ -50,6 +51,7 @@ MODULES = {
     "index": "indexing",
     "construct": "construct",
     "overlap": "overlap",
+    "threads": "threads",
     "selftest": "selftest",  # the driver's own test (tests/test_fuzz.py), not a campaign family
 }
 

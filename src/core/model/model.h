@@ -26,6 +26,62 @@ extern int (*kp_runtime_after_auto_init)(const char *where);
  * finalize hook (runtime.c); -1 with an exception. */
 int kp_runtime_add(PyObject *module);
 
+/* The one rule for the text Kokkos sees (View labels, region, section,
+ * event, metadata, fence and tuning names, initialize's arguments): a str
+ * that UTF-8 encodes (no lone surrogate) and holds no NUL character, so
+ * Kokkos and its tools see all of it. Its UTF-8 (owned by obj), or NULL
+ * with TypeError / ValueError naming where and what. */
+const char *kp_kokkos_text(PyObject *obj, const char *where, const char *what);
+
+/* KeyboardInterrupt and SystemExit raised by Python that Kokkos runs (a
+ * Tools callback) reach the program: each thread keeps the first one and
+ * raises it as soon as the Kokkos call that ran it returns (runtime.c).
+ * Around the Kokkos calls of an entry point: t = kp_interrupt_enter(), then
+ * kp_interrupt_exit(t, rc), which returns rc, or -1 with the kept exception
+ * set (any exception set before becomes its __context__). Around every
+ * callback: entries = kp_interrupt_callback_enter(t) and
+ * kp_interrupt_callback_leave(t, entries), t = kp_interrupt_here().
+ * kp_interrupt_keep(t), with the exception the callback raised set (after
+ * the callback returned): 1 when it was taken (a KeyboardInterrupt or
+ * SystemExit, the thread's first; none is set after), 0 when it is left set
+ * for the caller to report. A thread with no Python frame below the
+ * callback is one Python did not start: its KeyboardInterrupt goes to the
+ * main thread as a SIGINT does, its SystemExit is reported. Where no
+ * entry point raises it, the main thread raises it at its next bytecode
+ * (the object itself) and another thread an exception of its class. All
+ * with the GIL; t is the calling thread's own record. */
+typedef struct kp_interrupt_state {
+  PyObject *kept; /* strong */
+  int entries;    /* entry points of this thread that raise it at their end (a callback counts its own from 0) */
+  int armed;      /* a pending call of the main thread will look for it */
+} kp_interrupt_state;
+
+/* This thread's record. */
+kp_interrupt_state *kp_interrupt_here(void);
+int kp_interrupt_keep(kp_interrupt_state *t);
+/* What kp_interrupt_exit and kp_interrupt_callback_leave do when t keeps one. */
+int kp_interrupt_raise(kp_interrupt_state *t, int rc);
+void kp_interrupt_arm(kp_interrupt_state *t);
+
+static inline kp_interrupt_state *kp_interrupt_enter(void) {
+  kp_interrupt_state *t = kp_interrupt_here();
+  ++t->entries;
+  return t;
+}
+static inline int kp_interrupt_exit(kp_interrupt_state *t, int rc) {
+  --t->entries;
+  return t->kept ? kp_interrupt_raise(t, rc) : rc;
+}
+static inline int kp_interrupt_callback_enter(kp_interrupt_state *t) {
+  int entries = t->entries;
+  t->entries = 0;
+  return entries;
+}
+static inline void kp_interrupt_callback_leave(kp_interrupt_state *t, int entries) {
+  t->entries = entries;
+  if (t->kept) kp_interrupt_arm(t);
+}
+
 /* ---- Allocation (owner.c) ---------------------------------------------------------- */
 
 typedef enum kp_owner_kind {
@@ -136,7 +192,9 @@ int kp_work_finalizing_elsewhere(void);
  * other threads' work in flight and Tools callbacks. A callback may wait for
  * this thread, so the wait for one is bounded (KOKKOS_PYTHON_FINALIZE_WAIT
  * seconds, 30 by default): 0, or -1 with RuntimeError naming the callback
- * and where, work allowed again and Kokkos left running. */
+ * and where, work allowed again and Kokkos left running. Signals are looked
+ * at between waits: -1 with the exception a handler raised (Ctrl-C's
+ * KeyboardInterrupt), work allowed again. */
 int kp_work_drain_before_finalize(const char *where);
 /* Allows work again after a finalize that did not happen (Kokkos refused). */
 void kp_work_finalize_abandoned(void);
@@ -291,7 +349,9 @@ void kp_view_type_set_vectorcall(PyTypeObject *type);
 /* Parses a shape argument (an int or a sequence of ints) into spec->rank
  * and spec->shape; -1 with TypeError / ValueError naming where. */
 int kp_parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const char *where);
-/* -1 with ValueError if the str label holds NUL characters. */
+/* kp_kokkos_text's rule for a View label (a str) given to where: 0, or -1
+ * with ValueError. kp_view_allocate and kp_view_wrap_as apply it to every
+ * View; an entry point may apply it first to name itself. */
 int kp_check_label_text(PyObject *label, const char *where);
 
 #endif /* KOKKOS_PYTHON_MODEL_H */

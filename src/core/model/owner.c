@@ -218,8 +218,10 @@ static double monotonic_seconds(void) {
  * wait gives up. Once the interpreter shuts down, a daemon thread never gets
  * the GIL back: then it does not wait either (the process is ending).
  * Returns 1 when no other thread is busy; 0 when it gave up, with *stuck the
- * event of the callback another thread is inside (NULL: shutdown). */
-static int work_drain(const char **stuck, double *limit) {
+ * event of the callback another thread is inside (NULL: shutdown); when
+ * interruptible (Python's finalize), -1 with the exception a signal
+ * handler raised (Ctrl-C's KeyboardInterrupt), checked between waits. */
+static int work_drain(const char **stuck, double *limit, int interruptible) {
   kp_work_finalizer = PyThread_get_thread_ident();
   *limit = work_wait_limit();
   *stuck = NULL;
@@ -242,6 +244,7 @@ static int work_drain(const char **stuck, double *limit) {
     struct timespec pause = {0, 100000}; /* 0.1 ms */
     nanosleep(&pause, NULL);
     Py_END_ALLOW_THREADS
+    if (interruptible && PyErr_CheckSignals() < 0) return -1;
   }
 }
 
@@ -250,7 +253,12 @@ int kp_work_drain_before_finalize(const char *where) {
   double limit;
   /* At interpreter shutdown, Kokkos' finalize hook leaves the memory of the
    * work that cannot end to it. */
-  if (work_drain(&stuck, &limit) || !stuck) return 0;
+  int drained = work_drain(&stuck, &limit, 1);
+  if (drained < 0) {
+    kp_work_finalizer = 0; /* interrupted: work may go on */
+    return -1;
+  }
+  if (drained || !stuck) return 0;
   kp_work_finalizer = 0; /* not finalizing after all: work may go on */
   char seconds[32];      /* PyErr_Format has no %g */
   snprintf(seconds, sizeof seconds, "%g", limit);
@@ -273,7 +281,7 @@ void kp_owner_release_all(void) {
    * application's Kokkos::finalize runs inside a callback of it, or another
    * thread's that the wait gave up on) stays allocated: it is marked
    * released but never freed, like memory a consumer holds. */
-  int keep = !work_drain(&stuck, &limit) || t_self.work > 0;
+  int keep = !work_drain(&stuck, &limit, 0) || t_self.work > 0;
   if (stuck) {
     char seconds[32]; /* PySys_WriteStderr has no %g */
     snprintf(seconds, sizeof seconds, "%g", limit);

@@ -18,8 +18,11 @@
 #include "model.h"
 #include "exchange_bridge.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <pythread.h>
 
 /* ---- runtime ------------------------------------------------------------------- */
 
@@ -40,15 +43,20 @@ static void kp_on_kokkos_finalize(void) {
  * initialized it first). Kokkos is one per process, and so is this flag. */
 static int kp_initialized_here = 0;
 
-/* 1 while Kokkos::initialize runs. While a Kokkos Tools callback is set,
- * Kokkos::initialize runs without the GIL: a host backend may raise Tools
- * events on its own threads while it starts (Kokkos 3.x's OpenMP allocates
- * each thread's scratch memory inside a parallel region), and a Python
- * callback needs the GIL while this thread waits for those threads. Another
- * Python thread that runs meanwhile sees the flag (written and read with
- * the GIL) and is refused. With no callback set nothing of Python runs in
- * it, and it keeps the GIL. */
-static int kp_initializing = 0;
+/* The thread running Kokkos::initialize (its PyThread ident), 0 otherwise;
+ * that thread holds kp_initialize_lock meanwhile. While a Kokkos Tools
+ * callback is set, Kokkos::initialize runs without the GIL: a host backend
+ * may raise Tools events on its own threads while it starts (Kokkos 3.x's
+ * OpenMP allocates each thread's scratch memory inside a parallel region),
+ * and a Python callback needs the GIL while this thread waits for those
+ * threads. Another Python thread that wants Kokkos meanwhile waits for the
+ * lock without the GIL (kp_wait_for_initialize), then goes on with Kokkos
+ * initialized; Python run by that initialization (a callback) cannot wait
+ * for it and is refused. With no callback set nothing of Python runs in
+ * it, and it keeps the GIL. The thread that initializes is decided by the
+ * compare-and-swap, not by the GIL, and the wait is on the lock. */
+static _Atomic unsigned long kp_initializer = 0;
+static PyThread_type_lock kp_initialize_lock = NULL;
 
 /* Runs Kokkos' initialize or finalize (call), without the GIL while a Tools
  * callback is set (above). */
@@ -75,70 +83,212 @@ static kp_status kp_call_initialize(void *arg) {
 
 static kp_status kp_call_finalize(void *err) { return kp_bridge_finalize((kp_error *)err); }
 
-/* -1 with RuntimeError when Kokkos is being initialized: the caller cannot
- * use, initialize or finalize it before Kokkos::initialize returns. what:
- * "kokkos.finalize() called", ... */
-static int kp_refuse_while_initializing(const char *what) {
-  if (!kp_initializing) return 0;
-  const char *event = kp_callback_running();
-  if (event)
-    PyErr_Format(PyExc_RuntimeError,
-                 "%s from inside a kokkos.tools %s callback while Kokkos is being initialized (by the call that "
-                 "raised the event): use Kokkos after kokkos.initialize() returns",
-                 what, event);
-  else
-    PyErr_Format(PyExc_RuntimeError,
-                 "%s while Kokkos is being initialized by another thread: use Kokkos after kokkos.initialize() "
-                 "returns",
-                 what);
-  return -1;
+/* How long one wait for the initializing thread lasts before this thread
+ * looks at its signals again, in microseconds. */
+#define KP_INITIALIZE_WAIT_SLICE 50000
+
+/* With the GIL, before using, initializing or finalizing Kokkos (what:
+ * "kokkos.finalize() called", ...): when another thread is initializing
+ * Kokkos, waits for it without the GIL (Ctrl-C, or any signal handler that
+ * raises, ends the wait with its exception); refuses Python run by that
+ * initialization itself (a Tools callback, in any thread: the
+ * initialization waits for it), which could never see it end. 0, or -1
+ * with an exception. */
+static int kp_wait_for_initialize(const char *what) {
+  const unsigned long self = PyThread_get_thread_ident();
+  unsigned long owner;
+  while ((owner = atomic_load(&kp_initializer)) != 0) {
+    const char *event = kp_callback_running();
+    if (event) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "%s from inside a kokkos.tools %s callback while Kokkos is being initialized (by the call that "
+                   "raised the event): use Kokkos after kokkos.initialize() returns",
+                   what, event);
+      return -1;
+    }
+    if (owner == self) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "%s while this thread is initializing Kokkos: use Kokkos after kokkos.initialize() returns", what);
+      return -1;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (PyThread_acquire_lock_timed(kp_initialize_lock, KP_INITIALIZE_WAIT_SLICE, 0) == PY_LOCK_ACQUIRED)
+      PyThread_release_lock(kp_initialize_lock);
+    Py_END_ALLOW_THREADS
+    if (PyErr_CheckSignals() < 0) return -1;
+  }
+  return 0;
 }
 
+/* Initializes Kokkos unless another thread took the initialization first
+ * (then waits for it) or it is initialized or finalized already: 1 when
+ * this call initialized it, 0 when it did not, -1 with an exception. */
 static int kp_initialize_with(int argc, char **argv, const kp_init_settings *settings) {
+  unsigned long none = 0;
+  if (!atomic_compare_exchange_strong(&kp_initializer, &none, PyThread_get_thread_ident()))
+    return kp_wait_for_initialize("Kokkos used");
+  PyThread_acquire_lock(kp_initialize_lock, WAIT_LOCK); /* waiters hold it for an instant only */
   kp_error err;
   err.message[0] = 0;
-  kp_status s;
-  kp_initializing = 1;
-  kp_initialize_args args = {argc, argv, settings, &err};
-  s = kp_run_lifecycle(kp_call_initialize, &args);
-  kp_initializing = 0;
+  kp_status s = KP_OK;
+  /* Taken while another thread initialized or finalized it (the check
+   * before the compare-and-swap is not atomic with it). */
+  int ran = !kp_bridge_is_initialized() && !kp_bridge_is_finalized();
+  if (ran) {
+    kp_initialize_args args = {argc, argv, settings, &err};
+    s = kp_run_lifecycle(kp_call_initialize, &args);
+  }
+  atomic_store(&kp_initializer, 0);
+  PyThread_release_lock(kp_initialize_lock);
+  if (!ran) return 0;
   if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.initialize()");
   kp_initialized_here = 1;
   s = kp_bridge_set_finalize_hook(kp_on_kokkos_finalize, &err);
   if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.initialize()");
-  return 0;
+  return 1;
+}
+
+/* Kokkos initialized with defaults, by this thread or (while this one
+ * waited) another: 0, or -1 with an exception. */
+static int kp_runtime_initialize_default(void) {
+  for (;;) {
+    if (kp_bridge_is_initialized()) return 0;
+    if (kp_bridge_is_finalized()) {
+      PyErr_SetString(PyExc_RuntimeError,
+                      "Kokkos has been finalized; it cannot be used again in this process "
+                      "(Kokkos allows one initialize/finalize per process)");
+      return -1;
+    }
+    kp_init_settings settings = {-1, -1, -1, -1, NULL, NULL};
+    int ran = kp_initialize_with(0, NULL, &settings);
+    if (ran < 0) return -1;
+    if (!ran) continue; /* another thread's initialization ended: look again */
+    /* What a higher layer wants said after an automatic initialization (the
+     * Tools layer: a library named in the environment that did not load). A
+     * warning turned error is dropped: Kokkos is initialized, and the
+     * operation goes on. */
+    if (kp_runtime_after_auto_init && kp_runtime_after_auto_init("Kokkos initialized on first use") < 0) PyErr_Clear();
+    return 0;
+  }
 }
 
 int kp_runtime_ensure(void) {
-  if (kp_refuse_while_initializing("Kokkos used") < 0) return -1;
+  if (atomic_load(&kp_initializer) != 0 && kp_wait_for_initialize("Kokkos used") < 0) return -1;
   if (kp_bridge_is_initialized()) return 0;
-  if (kp_bridge_is_finalized()) {
-    PyErr_SetString(PyExc_RuntimeError,
-                    "Kokkos has been finalized; it cannot be used again in this process "
-                    "(Kokkos allows one initialize/finalize per process)");
-    return -1;
-  }
-  kp_init_settings settings = {-1, -1, -1, -1, NULL, NULL};
-  if (kp_initialize_with(0, NULL, &settings) < 0) return -1;
-  /* What a higher layer wants said after an automatic initialization (the
-   * Tools layer: a library named in the environment that did not load). A
-   * warning turned error is dropped: Kokkos is initialized, and the
-   * operation goes on. */
-  if (kp_runtime_after_auto_init && kp_runtime_after_auto_init("Kokkos initialized on first use") < 0) PyErr_Clear();
-  return 0;
+  return kp_runtime_initialize_default();
 }
 
 int (*kp_runtime_after_auto_init)(const char *where) = NULL;
 
-/* Copies an optional str argument to a malloc'd UTF-8 string (NULL for None). */
+/* ---- KeyboardInterrupt and SystemExit raised by Python that Kokkos runs ---- */
+
+/* What one thread keeps for its program (kp_interrupt_state, model.h). Per
+ * thread, so no lock guards it. */
+static _Thread_local kp_interrupt_state t_interrupt;
+
+kp_interrupt_state *kp_interrupt_here(void) { return &t_interrupt; }
+
+/* The main thread's pending call (Py_AddPendingCall runs it at the main
+ * thread's next bytecode, where CPython raises Ctrl-C's KeyboardInterrupt):
+ * raises what that thread keeps, unless Python run by Kokkos is running
+ * (a callback, which raises it at its end instead). */
+static int kp_interrupt_pending(void *unused) {
+  kp_interrupt_state *t = &t_interrupt;
+  t->armed = 0;
+  if (!t->kept || t->entries > 0 || kp_callback_running()) return 0;
+  PyObject *kept = t->kept;
+  t->kept = NULL;
+  kp_restore_exception(kept);
+  return -1;
+}
+
+int kp_interrupt_keep(kp_interrupt_state *t) {
+  if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) && !PyErr_ExceptionMatches(PyExc_SystemExit)) return 0;
+  if (!PyEval_GetFrame()) {
+    /* No Python code of this thread's below the callback: a thread Python
+     * did not start (a C++ thread, Kokkos' own), whose thread state goes
+     * with the callback. Ctrl-C's KeyboardInterrupt goes to the main thread
+     * as a SIGINT does; a SystemExit is reported. */
+    if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) return 0;
+    PyErr_Clear();
+    PyErr_SetInterrupt();
+    return 1;
+  }
+  if (t->kept) return 0; /* the first one is raised, later ones reported */
+  t->kept = kp_fetch_exception();
+  return 1;
+}
+
+/* What the thread keeps is raised: at the end of an entry point of the
+ * package when one runs (kp_interrupt_exit); else by the main thread's
+ * pending call, or, in another thread, as an exception of its class at
+ * that thread's next bytecode (PyThreadState_SetAsyncExc takes a class,
+ * not an object). */
+void kp_interrupt_arm(kp_interrupt_state *t) {
+  if (!t->kept || t->entries > 0) return;
+  if (_PyOS_IsMainThread()) {
+    if (!t->armed && Py_AddPendingCall(kp_interrupt_pending, NULL) == 0) t->armed = 1;
+    return;
+  }
+  PyObject *kept = t->kept;
+  t->kept = NULL;
+  PyThreadState_SetAsyncExc(PyThread_get_thread_ident(), (PyObject *)Py_TYPE(kept));
+  Py_DECREF(kept);
+}
+
+int kp_interrupt_raise(kp_interrupt_state *t, int rc) {
+  if (!t->kept) return rc;
+  PyObject *kept = t->kept, *raised = kp_fetch_exception();
+  t->kept = NULL;
+  /* the entry point's own error, if any, is what happened meanwhile */
+  PyObject *context = raised && raised != kept ? PyException_GetContext(kept) : NULL;
+  if (raised && raised != kept && !context)
+    PyException_SetContext(kept, raised); /* steals raised */
+  else
+    Py_XDECREF(raised);
+  Py_XDECREF(context);
+  kp_restore_exception(kept);
+  return -1;
+}
+
+/* ---- the one rule for the text Kokkos sees ------------------------------------------- */
+
+const char *kp_kokkos_text(PyObject *obj, const char *where, const char *what) {
+  /* an exact str of ASCII characters is its own UTF-8 */
+  if (PyUnicode_CheckExact(obj) && PyUnicode_IS_COMPACT_ASCII(obj)) {
+    const char *s = (const char *)PyUnicode_DATA(obj);
+    if (!memchr(s, 0, (size_t)PyUnicode_GET_LENGTH(obj))) return s;
+  }
+  if (!PyUnicode_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "%s: %s must be a str, got %.100s", where, what, Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  Py_ssize_t n = 0;
+  const char *s = PyUnicode_AsUTF8AndSize(obj, &n);
+  if (!s) {
+    if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return NULL;
+    PyErr_Clear();
+    PyErr_Format(PyExc_ValueError,
+                 "%s: %s must be text that UTF-8 can encode (Kokkos reads UTF-8), got %.80R, which holds a lone "
+                 "surrogate (U+D800 to U+DFFF)",
+                 where, what, obj);
+    return NULL;
+  }
+  if (memchr(s, 0, (size_t)n)) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s: %s must not contain NUL characters (Kokkos reads it as a C string, which ends at the first), "
+                 "got %.80R",
+                 where, what, obj);
+    return NULL;
+  }
+  return s;
+}
+
+/* An optional str argument of initialize() as UTF-8 (owned by obj; NULL for None). */
 static int kp_optional_utf8(PyObject *obj, const char *name, const char **out) {
   *out = NULL;
   if (obj == NULL || obj == Py_None) return 0;
-  if (!PyUnicode_Check(obj)) {
-    PyErr_Format(PyExc_TypeError, "kokkos.initialize(): %s must be a str, got %.100s", name, Py_TYPE(obj)->tp_name);
-    return -1;
-  }
-  *out = PyUnicode_AsUTF8(obj);
+  *out = kp_kokkos_text(obj, "kokkos.initialize()", name);
   return *out ? 0 : -1;
 }
 
@@ -173,7 +323,7 @@ static PyObject *kp_py_initialize(PyObject *module, PyObject *const *args, Py_ss
     PyErr_SetString(PyExc_TypeError, "_initialize() takes 7 arguments");
     return NULL;
   }
-  if (kp_refuse_while_initializing("kokkos.initialize() called") < 0) return NULL;
+  if (kp_wait_for_initialize("kokkos.initialize() called") < 0) return NULL;
   if (kp_bridge_is_finalized()) {
     PyErr_SetString(PyExc_RuntimeError,
                     "kokkos.initialize(): Kokkos was finalized and cannot be initialized again in "
@@ -192,7 +342,7 @@ static PyObject *kp_py_initialize(PyObject *module, PyObject *const *args, Py_ss
   PyObject *seq = NULL;
   char **argv = NULL;
   Py_ssize_t argc = 0;
-  int rc = -1, already = 0;
+  int rc = -1;
   if (args[0] != Py_None) {
     seq = PySequence_Fast(args[0], "kokkos.initialize(): argv must be a sequence of str");
     if (!seq) return NULL;
@@ -203,23 +353,19 @@ static PyObject *kp_py_initialize(PyObject *module, PyObject *const *args, Py_ss
       goto done;
     }
     for (Py_ssize_t i = 0; i < argc; ++i) {
-      PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
-      if (!PyUnicode_Check(item)) {
-        PyErr_Format(PyExc_TypeError, "kokkos.initialize(): argv[%zd] must be a str, got %.100s", i,
-                     Py_TYPE(item)->tp_name);
-        goto done;
-      }
-      argv[i] = (char *)PyUnicode_AsUTF8(item);
+      char what[32];
+      PyOS_snprintf(what, sizeof what, "argv[%zd]", i);
+      argv[i] = (char *)kp_kokkos_text(PySequence_Fast_GET_ITEM(seq, i), "kokkos.initialize()", what);
       if (!argv[i]) goto done;
     }
   }
-  already = kp_bridge_is_initialized();
-  rc = already ? 0 : kp_initialize_with((int)argc, argv, &settings);
+  kp_interrupt_state *t = kp_interrupt_enter();
+  rc = kp_interrupt_exit(t, kp_initialize_with((int)argc, argv, &settings));
 done:
   PyMem_Free(argv);
   Py_XDECREF(seq);
   if (rc < 0) return NULL;
-  return PyBool_FromLong(!already);
+  return PyBool_FromLong(rc);
 }
 
 static PyObject *kp_py_finalize(PyObject *module, PyObject *unused) {
@@ -240,7 +386,7 @@ static PyObject *kp_py_finalize(PyObject *module, PyObject *unused) {
                       "returns");
     return NULL;
   }
-  if (kp_refuse_while_initializing("kokkos.finalize() called") < 0) return NULL;
+  if (kp_wait_for_initialize("kokkos.finalize() called") < 0) return NULL;
   if (!kp_bridge_is_initialized()) Py_RETURN_NONE;
   /* Under way in another thread, which gave the GIL up to wait for the work
    * in flight: that call finalizes. */
@@ -254,12 +400,14 @@ static PyObject *kp_py_finalize(PyObject *module, PyObject *unused) {
   /* Without the GIL while a Tools callback is set, as initialize: the host
    * backend's threads may raise Tools events (deallocations) while it stops.
    * Other threads' work is refused from here (kp_work_drain_before_finalize). */
+  kp_interrupt_state *t = kp_interrupt_enter();
   s = kp_run_lifecycle(kp_call_finalize, &err);
+  int rc = 0;
   if (s != KP_OK) {
     kp_work_finalize_abandoned();
-    kp_raise_bridge(s, &err, "kokkos.finalize()");
-    return NULL;
+    rc = kp_raise_bridge(s, &err, "kokkos.finalize()");
   }
+  if (kp_interrupt_exit(t, rc) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -312,23 +460,17 @@ static PyObject *kp_py_fence(PyObject *module, PyObject *const *args, Py_ssize_t
     PyErr_SetString(PyExc_TypeError, "kokkos.fence() takes at most 1 argument (label)");
     return NULL;
   }
-  if (nargs == 1 && args[0] != Py_None) {
-    if (!PyUnicode_Check(args[0])) {
-      PyErr_SetString(PyExc_TypeError, "kokkos.fence(): label must be a str");
-      return NULL;
-    }
-    label = PyUnicode_AsUTF8(args[0]);
-    if (!label) return NULL;
+  if (nargs == 1 && args[0] != Py_None && !(label = kp_kokkos_text(args[0], "kokkos.fence()", "label"))) return NULL;
+  kp_interrupt_state *t = kp_interrupt_enter();
+  int rc = kp_runtime_ensure();
+  if (rc == 0) {
+    kp_error err;
+    err.message[0] = 0;
+    kp_status s = KP_OK;
+    KP_KOKKOS_WORK("kokkos.fence()", rc = -1, s = kp_bridge_fence(label, &err));
+    if (rc == 0 && s != KP_OK) rc = kp_raise_bridge(s, &err, "kokkos.fence()");
   }
-  if (kp_runtime_ensure() < 0) return NULL;
-  kp_error err;
-  err.message[0] = 0;
-  kp_status s;
-  KP_KOKKOS_WORK("kokkos.fence()", return NULL, s = kp_bridge_fence(label, &err));
-  if (s != KP_OK) {
-    kp_raise_bridge(s, &err, "kokkos.fence()");
-    return NULL;
-  }
+  if (kp_interrupt_exit(t, rc) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -402,6 +544,10 @@ static PyMethodDef kp_runtime_functions[] = {
     {NULL, NULL, 0, NULL}};
 
 int kp_runtime_add(PyObject *module) {
+  if (!kp_initialize_lock && !(kp_initialize_lock = PyThread_allocate_lock())) {
+    PyErr_NoMemory();
+    return -1;
+  }
   if (PyModule_AddFunctions(module, kp_runtime_functions) < 0) return -1;
   /* Kokkos runs the hook at finalize even if C++ code finalizes. */
   kp_error err;

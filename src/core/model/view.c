@@ -198,9 +198,22 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
                          traits, readonly, label);
 }
 
+/* The label rule (kp_kokkos_text) at the door every View goes through:
+ * kp_view_allocate before Kokkos sees the label, kp_view_wrap_as for the
+ * others. The empty label, and ASCII ones without NUL, pass in place. */
+static int view_label_door(kp_state *st, PyObject *label) {
+  if (!label || label == st->empty_str) return 0;
+  if (PyUnicode_Check(label) && PyUnicode_IS_ASCII(label) &&
+      !memchr(PyUnicode_DATA(label), 0, (size_t)PyUnicode_GET_LENGTH(label)))
+    return 0;
+  return kp_kokkos_text(label, "kokkos", "a View's label") ? 0 : -1;
+}
+
 kp_view *kp_view_wrap_as(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank,
                          const Py_ssize_t *shape, const Py_ssize_t *strides, int dtype, int space, int layout,
                          unsigned traits, int readonly, PyObject *label) {
+  /* (a label its Allocation holds passed the door when it was allocated) */
+  if ((!owner || label != owner->label) && view_label_door(st, label) < 0) return NULL;
   Py_ssize_t itemsize = kp_dtypes[dtype].itemsize;
   if (!type) type = st->view_type;
   if (kp_view_class_is_combination(st, type)) type = type->tp_base; /* a subview of a View: its own class */
@@ -249,12 +262,29 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
   size_t bytes;
   if (kp_space_check_available(spec->space, where) < 0) return NULL;
   if (kp_checked_bytes(spec->rank, spec->shape, kp_dtypes[spec->dtype].itemsize, &bytes, where) < 0) return NULL;
+  if (view_label_door(st, label) < 0) return NULL;
   /* The auto-initialization rule, empty Views included. */
   if (kp_runtime_ensure() < 0) return NULL;
   kp_owner *owner = NULL;
   if (bytes > 0) {
+    /* Another thread finalizes Kokkos (without the GIL while a Tools
+     * callback is set): a small allocation, made with the GIL held, is not
+     * work that kp_work_begin would refuse. */
+    if (kp_work_finalizing_elsewhere()) {
+      PyErr_Format(PyExc_RuntimeError,
+                   "%s: Kokkos is being finalized (by another thread, the exit handler or the application) and "
+                   "cannot be used any more in this process",
+                   where);
+      return NULL;
+    }
+    /* what the allocation's Tools callbacks raise to end the program
+     * (KeyboardInterrupt, SystemExit) is raised here, the View dropped */
+    kp_interrupt_state *t = kp_interrupt_enter();
     owner = kp_owner_allocate(st, spec->space, label, bytes, spec->zero);
-    if (!owner) return NULL;
+    if (kp_interrupt_exit(t, owner ? 0 : -1) < 0) {
+      Py_XDECREF(owner);
+      return NULL;
+    }
   }
   Py_ssize_t strides[KP_MAX_RANK];
   kp_contiguous_strides(spec->rank, spec->shape, spec->layout == KP_LAYOUT_LEFT ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT,
@@ -379,16 +409,7 @@ int kp_parse_shape(PyObject *obj, kp_view_spec *spec, int max_rank, const char *
   return 0;
 }
 
-int kp_check_label_text(PyObject *label, const char *where) {
-  Py_ssize_t len;
-  const char *s = PyUnicode_AsUTF8AndSize(label, &len);
-  if (!s) return -1;
-  if ((Py_ssize_t)strlen(s) != len) {
-    PyErr_Format(PyExc_ValueError, "%s: label must not contain NUL characters", where);
-    return -1;
-  }
-  return 0;
-}
+int kp_check_label_text(PyObject *label, const char *where) { return kp_kokkos_text(label, where, "label") ? 0 : -1; }
 
 static const kp_signature sig_view = {"kokkos.View()", 2, 1};
 static const kp_signature sig_dyn_rank_view = {"kokkos.DynRankView()", 2, 1};
@@ -462,7 +483,6 @@ static PyObject *view_vectorcall(PyObject *callable, PyObject *const *args, size
     PyErr_Format(PyExc_TypeError, "%s: label must be a str, got %.100s", where, Py_TYPE(label)->tp_name);
     return NULL;
   }
-  if (label && kp_check_label_text(label, where) < 0) return NULL;
   return (PyObject *)kp_view_allocate(st, &spec, label);
 }
 

@@ -23,15 +23,21 @@
  * user-data pointer, and the bridge forwards every event to the handlers
  * below. So the Python callables live in one process-wide table
  * (kp_tools_g), not in module state; it is read and written only with the
- * GIL held. A handler may run on any thread, with or without the GIL: it
- * takes the GIL (PyGILState_Ensure), saves any exception already set on
- * that thread, calls the callable with a strong reference, reports an
- * exception it raises with the unraisable hook (it never reaches Kokkos),
- * restores the saved exception and releases the GIL. Handlers do nothing
- * once the interpreter is finalizing. While a callback runs, the model
- * layer knows its thread is inside one (kp_callback_enter): finalize and
- * initialize refuse to run there, naming the event, and a finalize in
- * another thread waits for it.
+ * GIL held. Every handler is one call of kp_tools_fire, which says the
+ * kinds of its arguments: a handler may run on any thread, with or without
+ * the GIL; it takes the GIL (PyGILState_Ensure), saves any exception
+ * already set on that thread, counts one Python call (so a chain of events
+ * raised by what callbacks leave behind ends in a RecursionError, not at
+ * the end of the C stack), calls the callable with a strong reference,
+ * hands its result to Kokkos, releases everything it made, restores the
+ * saved exception and releases the GIL. What the callable raises never
+ * reaches Kokkos: a KeyboardInterrupt or SystemExit is kept for the program
+ * (the model layer raises it when the Kokkos call returns, kp_interrupt_*),
+ * anything else goes to sys.unraisablehook. Handlers do nothing once the
+ * interpreter is finalizing. While a callback runs, the model layer knows
+ * its thread is inside one (kp_callback_enter): finalize and initialize
+ * refuse to run there, naming the event, and a finalize in another thread
+ * waits for it.
  */
 #include "core.h"
 #include "base.h"
@@ -39,6 +45,7 @@
 #include "tools.h"
 #include "tools_bridge.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,13 +103,19 @@ static const kp_tools_event_info kp_tools_events[KP_TOOLS_EVENT_COUNT] = {
 
 /* ---- process-wide state (see the header comment) -------------------------- */
 
+/* The types of kokkos.tools, rows of kp_tools_specs (below). */
+enum {
+  KP_TOOLS_DEVICE_INFO,
+  KP_TOOLS_SPACE_HANDLE,
+  KP_TOOLS_TOOL_SETTINGS,
+  KP_TOOLS_PROGRAMMING_INTERFACE,
+  KP_TOOLS_REGION,
+  KP_TOOLS_TYPE_COUNT
+};
+
 static struct {
   PyObject *callables[KP_TOOLS_EVENT_COUNT]; /* strong references or NULL */
-  PyTypeObject *device_info_type;
-  PyTypeObject *space_handle_type;
-  PyTypeObject *tool_settings_type;
-  PyTypeObject *programming_interface_type;
-  PyTypeObject *region_type;
+  PyTypeObject *types[KP_TOOLS_TYPE_COUNT];
 } kp_tools_g;
 
 /* ---- DeviceInfo -------------------------------------------------------------- */
@@ -167,13 +180,6 @@ static PyType_Slot kp_device_info_slots[] = {
     {Py_tp_doc, "DeviceInfo(deviceID=0): Kokkos_Profiling_KokkosPDeviceInfo, as passed to the init callback."},
     {0, NULL}};
 
-static PyType_Spec kp_device_info_spec = {
-    .name = "kokkos.tools.DeviceInfo",
-    .basicsize = sizeof(kp_device_info),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-    .slots = kp_device_info_slots,
-};
-
 /* ---- SpaceHandle ------------------------------------------------------------- */
 
 typedef struct {
@@ -183,19 +189,11 @@ typedef struct {
 
 /* Copies a str into a SpaceHandle name; -1 with TypeError / ValueError. */
 static int kp_space_handle_assign(kp_space_handle *self, PyObject *value, const char *where) {
-  if (!PyUnicode_Check(value)) {
-    PyErr_Format(PyExc_TypeError, "%s: name must be a str, got %.100s", where, Py_TYPE(value)->tp_name);
-    return -1;
-  }
-  Py_ssize_t n = 0;
-  const char *s = PyUnicode_AsUTF8AndSize(value, &n);
+  const char *s = kp_kokkos_text(value, where, "name");
   if (!s) return -1;
-  if ((size_t)n != strlen(s)) {
-    PyErr_Format(PyExc_ValueError, "%s: name must not contain NUL characters", where);
-    return -1;
-  }
+  size_t n = strlen(s);
   if (n >= KP_TOOLS_SPACE_NAME_SIZE) {
-    PyErr_Format(PyExc_ValueError, "%s: name must be at most %d bytes in UTF-8 (Kokkos' SpaceHandle), got %zd", where,
+    PyErr_Format(PyExc_ValueError, "%s: name must be at most %d bytes in UTF-8 (Kokkos' SpaceHandle), got %zu", where,
                  KP_TOOLS_SPACE_NAME_SIZE - 1, n);
     return -1;
   }
@@ -219,7 +217,7 @@ static PyObject *kp_space_handle_new(PyTypeObject *type, PyObject *args, PyObjec
 
 /* New reference to a SpaceHandle holding a copy of h, or NULL. */
 static PyObject *kp_space_handle_from(const kp_tools_space_handle *h) {
-  PyTypeObject *type = kp_tools_g.space_handle_type;
+  PyTypeObject *type = kp_tools_g.types[KP_TOOLS_SPACE_HANDLE];
   kp_space_handle *self = (kp_space_handle *)type->tp_alloc(type, 0);
   if (!self) return NULL;
   memcpy(self->handle.name, h->name, sizeof(self->handle.name));
@@ -270,13 +268,6 @@ static PyType_Slot kp_space_handle_slots[] = {
     {Py_tp_doc, "SpaceHandle(name=''): Kokkos_Profiling_SpaceHandle, the memory space of a data event."},
     {0, NULL}};
 
-static PyType_Spec kp_space_handle_spec = {
-    .name = "kokkos.tools.SpaceHandle",
-    .basicsize = sizeof(kp_space_handle),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-    .slots = kp_space_handle_slots,
-};
-
 /* ---- ToolSettings -------------------------------------------------------------- */
 
 typedef struct {
@@ -314,13 +305,6 @@ static PyType_Slot kp_tool_settings_slots[] = {
      "request_tool_settings callback; what the callback sets is handed back to Kokkos."},
     {0, NULL}};
 
-static PyType_Spec kp_tool_settings_spec = {
-    .name = "kokkos.tools.ToolSettings",
-    .basicsize = sizeof(kp_tool_settings),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-    .slots = kp_tool_settings_slots,
-};
-
 /* ---- ToolProgrammingInterface ------------------------------------------------------ */
 
 static int kp_tools_u32(PyObject *obj, const char *where, const char *what, uint32_t *out);
@@ -335,12 +319,14 @@ static PyObject *kp_programming_interface_fence(PyObject *self, PyObject *const 
   }
   if (nargs == 1 && kp_tools_u32(args[0], "kokkos.tools.ToolProgrammingInterface.fence()", "device_id", &device_id) < 0)
     return NULL;
+  static const char *where = "kokkos.tools.ToolProgrammingInterface.fence()";
   kp_error err;
   err.message[0] = 0;
-  kp_status s;
-  KP_KOKKOS_WORK("kokkos.tools.ToolProgrammingInterface.fence()", return NULL,
-                 s = kp_tools_bridge_tool_fence(device_id, &err));
-  if (s != KP_OK) return kp_raise_bridge(s, &err, "kokkos.tools.ToolProgrammingInterface.fence()"), NULL;
+  kp_status s = KP_OK;
+  int rc = 0;
+  kp_interrupt_state *t = kp_interrupt_enter();
+  KP_KOKKOS_WORK(where, rc = -1, s = kp_tools_bridge_tool_fence(device_id, &err));
+  if (kp_tools_entry_end(t, where, rc, s, &err) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -357,19 +343,40 @@ static PyType_Slot kp_programming_interface_slots[] = {
      "provide_tool_programming_interface callback."},
     {0, NULL}};
 
-static PyType_Spec kp_programming_interface_spec = {
-    .name = "kokkos.tools.ToolProgrammingInterface",
-    .basicsize = sizeof(PyObject),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
-    .slots = kp_programming_interface_slots,
-};
-
 /* ---- calling Python from Kokkos ----------------------------------------------------- */
 
 static int kp_python_alive(void) { return Py_IsInitialized() && !kp_is_finalizing(); }
 
+/* The first RecursionError met inside a thread's callbacks, with its
+ * callable and event. At the recursion limit the unraisable hook cannot run
+ * (it needs the very calls there is no room for), so that error is
+ * reported when the thread's outermost callback ends. How many threads hold
+ * one is counted, so that a callback's end looks at its thread's record
+ * only then. */
+typedef struct kp_tools_thread {
+  PyObject *recursion; /* strong */
+  PyObject *recursion_fn;
+  int recursion_event;
+} kp_tools_thread;
+
+static _Thread_local kp_tools_thread t_tools;
+static atomic_int kp_tools_deferred = 0;
+
+static void kp_tools_write_unraisable(int event, PyObject *fn) {
+  char what[96];
+  PyOS_snprintf(what, sizeof what, "the kokkos.tools %s callback", kp_tools_events[event].name);
+  kp_write_unraisable(what, fn);
+}
+
 /* Takes the GIL and a strong reference to event's callable. 0 (holding
- * nothing) if no callable is set or Python is gone. */
+ * nothing) if no callable is set or Python is gone, or the thread is as deep
+ * in C and Python calls as Python allows (a RecursionError, reported). A
+ * chain of events (a callback whose result, dropped, raises the next event)
+ * nests C calls with no Python frame between them: each callback counts as
+ * one Python call from kp_tools_enter to kp_tools_leave, and everything it
+ * leaves behind (its result, its arguments, the callable) is released in
+ * between, so such a chain ends in a RecursionError, as one of Python calls
+ * does, long before the C stack does. */
 int kp_tools_enter(int event, kp_tools_call *c) {
   if (!kp_python_alive()) return 0;
   c->gil = PyGILState_Ensure();
@@ -379,81 +386,101 @@ int kp_tools_enter(int event, kp_tools_call *c) {
     return 0;
   }
   Py_INCREF(c->fn);
+  c->event = event;
   c->saved = kp_fetch_exception();
+  if (Py_EnterRecursiveCall(" in a Kokkos Tools callback")) {
+    kp_tools_report(c);
+    Py_DECREF(c->fn);
+    kp_restore_exception(c->saved);
+    PyGILState_Release(c->gil);
+    return 0;
+  }
   c->outer = kp_callback_enter(kp_tools_events[event].name);
+  c->interrupt = kp_interrupt_here();
+  c->entries = kp_interrupt_callback_enter(c->interrupt);
   return 1;
 }
 
 void kp_tools_leave(kp_tools_call *c) {
   kp_callback_leave(c->outer);
   Py_DECREF(c->fn);
+  Py_LeaveRecursiveCall();
+  if (!c->outer && atomic_load(&kp_tools_deferred) > 0 && t_tools.recursion) { /* the outermost callback */
+    PyObject *fn = t_tools.recursion_fn;
+    kp_restore_exception(t_tools.recursion);
+    t_tools.recursion = t_tools.recursion_fn = NULL;
+    atomic_fetch_sub(&kp_tools_deferred, 1);
+    kp_tools_write_unraisable(t_tools.recursion_event, fn);
+    Py_DECREF(fn);
+  }
+  kp_interrupt_callback_leave(c->interrupt, c->entries);
   kp_restore_exception(c->saved);
   PyGILState_Release(c->gil);
 }
 
-/* Reports the exception set now as unraisable, naming the event; clears it. */
-void kp_tools_report(int event, PyObject *fn) {
-  char what[96];
-  PyOS_snprintf(what, sizeof what, "the kokkos.tools %s callback", kp_tools_events[event].name);
-  kp_write_unraisable(what, fn);
+/* The exception set now, raised by the callback c called or about it: a
+ * KeyboardInterrupt or SystemExit is kept for the program
+ * (kp_interrupt_keep), a RecursionError inside a callback reported when the
+ * outermost ends (the first of them; the others are its echo), anything
+ * else reported as unraisable, naming the event. None is set after. */
+void kp_tools_report(const kp_tools_call *c) {
+  if (kp_interrupt_keep(kp_interrupt_here())) return;
+  if (kp_callback_running() && PyErr_ExceptionMatches(PyExc_RecursionError)) {
+    if (t_tools.recursion) {
+      PyErr_Clear();
+      return;
+    }
+    t_tools.recursion = kp_fetch_exception();
+    t_tools.recursion_fn = Py_NewRef(c->fn);
+    t_tools.recursion_event = c->event;
+    atomic_fetch_add(&kp_tools_deferred, 1);
+    return;
+  }
+  kp_tools_write_unraisable(c->event, c->fn);
 }
 
 /* Calls the callable with args (new references, stolen, NULL entries mean
  * building one failed); returns the result (new reference) or NULL after
  * reporting the exception. */
-PyObject *kp_tools_invoke(int event, kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
+PyObject *kp_tools_invoke(kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
   PyObject *res = NULL;
   int ok = 1;
   for (Py_ssize_t i = 0; i < nargs; ++i)
     if (!args[i]) ok = 0;
   if (ok) res = PyObject_Vectorcall(c->fn, args, (size_t)nargs, NULL);
   for (Py_ssize_t i = 0; i < nargs; ++i) Py_XDECREF(args[i]);
-  if (!res) kp_tools_report(event, c->fn);
+  if (!res) kp_tools_report(c);
   return res;
 }
 
-/* Calls and discards the result. */
-void kp_tools_invoke_void(int event, kp_tools_call *c, PyObject **args, Py_ssize_t nargs) {
-  PyObject *res = kp_tools_invoke(event, c, args, nargs);
-  Py_XDECREF(res);
-}
-
-/* Converts a callback's returned id (None means 0) for Kokkos; reports a
- * wrong type or range and gives 0. Consumes res (may be NULL). */
-static uint64_t kp_tools_take_id(int event, kp_tools_call *c, PyObject *res, uint64_t max) {
+/* What Kokkos receives from a callback that returns an id (None means 0),
+ * as the event's row says: in [0, max], else 0 and the wrong type or range
+ * reported. Consumes res (may be NULL). */
+static uint64_t kp_tools_take_id(kp_tools_call *c, PyObject *res, uint64_t max) {
   if (!res || res == Py_None) {
     Py_XDECREF(res);
     return 0;
   }
-  const kp_tools_event_info *ev = &kp_tools_events[event];
+  const kp_tools_event_info *ev = &kp_tools_events[c->event];
   const char *range = max == UINT32_MAX ? "2**32" : "2**64";
   PyObject *index = PyNumber_Index(res);
   unsigned long long v = 0;
-  if (index) {
-    v = PyLong_AsUnsignedLongLong(index);
-    Py_DECREF(index);
-    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-      PyErr_Clear();
-      PyErr_Format(PyExc_ValueError,
-                   "the kokkos.tools %s callback returned %R; a %s must be in [0, %s) (Kokkos receives 0)", ev->name,
-                   res, ev->id_kind, range);
-    } else if (v > max) {
-      PyErr_Format(PyExc_ValueError,
-                   "the kokkos.tools %s callback returned %R; a %s must be in [0, %s) (Kokkos receives 0)", ev->name,
-                   res, ev->id_kind, range);
-    }
-  } else {
+  if (!index || ((v = PyLong_AsUnsignedLongLong(index)) == (unsigned long long)-1 && PyErr_Occurred()) || v > max) {
     PyErr_Clear();
-    PyErr_Format(PyExc_TypeError,
-                 "the kokkos.tools %s callback must return a %s (an int in [0, %s)) or None, got %.100s "
-                 "(Kokkos receives 0)",
-                 ev->name, ev->id_kind, range, Py_TYPE(res)->tp_name);
+    if (index)
+      PyErr_Format(PyExc_ValueError,
+                   "the kokkos.tools %s callback returned %R; a %s must be in [0, %s) (Kokkos receives 0)", ev->name,
+                   res, ev->id_kind, range);
+    else
+      PyErr_Format(PyExc_TypeError,
+                   "the kokkos.tools %s callback must return a %s (an int in [0, %s)) or None, got %.100s "
+                   "(Kokkos receives 0)",
+                   ev->name, ev->id_kind, range, Py_TYPE(res)->tp_name);
+    kp_tools_report(c);
+    v = 0;
   }
+  Py_XDECREF(index);
   Py_DECREF(res);
-  if (PyErr_Occurred()) {
-    kp_tools_report(event, c->fn);
-    return 0;
-  }
   return (uint64_t)v;
 }
 
@@ -463,164 +490,187 @@ PyObject *kp_tools_str(const char *s) {
   return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape");
 }
 
-/* ---- the handlers the bridge calls ------------------------------------------------ */
+/* The Python object of one argument (tools.h): a new reference, or NULL
+ * with an exception. */
+static PyObject *kp_tools_arg_object(const kp_tools_arg *a) {
+  switch (a->kind) {
+    case 's':
+      return kp_tools_str(a->s);
+    case 'i':
+      return PyLong_FromLong(a->i);
+    case 'u':
+      return PyLong_FromUnsignedLongLong(a->u);
+    case 'n':
+      return PyLong_FromSize_t(a->n);
+    case 'p':
+      return PyLong_FromVoidPtr((void *)a->p);
+    case '?':
+      return PyBool_FromLong(a->flag);
+    case 'h':
+      return kp_space_handle_from(a->h);
+    case 'O':
+      return a->o.build(a->o.ctx);
+    default:
+      return PyErr_Format(PyExc_SystemError, "kp_tools_fire: unknown argument kind '%c'", a->kind);
+  }
+}
+
+/* The default taker: an id for Kokkos (into out), as the event's row says. */
+static void kp_tools_take(kp_tools_call *c, PyObject *res, void *out) {
+  if (kp_tools_events[c->event].returns == KP_RET_ID32) {
+    uint64_t id = kp_tools_take_id(c, res, UINT32_MAX);
+    if (out) *(uint32_t *)out = (uint32_t)id;
+  } else {
+    uint64_t id = kp_tools_take_id(c, res, UINT64_MAX);
+    if (out) *(uint64_t *)out = id;
+  }
+}
+
+void kp_tools_fire(int event, kp_tools_taker take, void *out, const kp_tools_arg *args, Py_ssize_t nargs) {
+  kp_tools_call c;
+  if (!kp_tools_enter(event, &c)) return;
+  PyObject *objects[KP_TOOLS_MAX_ARGS];
+  if (nargs > KP_TOOLS_MAX_ARGS) nargs = KP_TOOLS_MAX_ARGS;
+  int built = 1;
+  for (Py_ssize_t i = 0; i < nargs; ++i)
+    if (!built || !(objects[i] = kp_tools_arg_object(&args[i]))) { /* the rest stay NULL: no call */
+      objects[i] = NULL;
+      built = 0;
+    }
+  PyObject *res = kp_tools_invoke(&c, objects, nargs);
+  if (take)
+    take(&c, res, out);
+  else if (kp_tools_events[event].returns == KP_RET_NONE)
+    Py_XDECREF(res);
+  else
+    kp_tools_take(&c, res, out);
+  kp_tools_leave(&c);
+}
+
+/* ---- the handlers the bridge calls: each says its arguments' kinds ------------------- */
+
+/* DeviceInfo for Kokkos' device info (a const kp_tools_device_info *), or None. */
+static PyObject *kp_device_info_build(void *info) {
+  if (!info) Py_RETURN_NONE;
+  PyTypeObject *type = kp_tools_g.types[KP_TOOLS_DEVICE_INFO];
+  PyObject *obj = type->tp_alloc(type, 0);
+  if (obj) ((kp_device_info *)obj)->device_id = ((const kp_tools_device_info *)info)->device_id;
+  return obj;
+}
 
 static void kp_on_init(int load_sequence, uint64_t interface_version, uint32_t device_info_count,
                        const kp_tools_device_info *device_info) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_INIT, &c)) return;
-  PyObject *info = Py_NewRef(Py_None);
-  if (device_info) {
-    Py_DECREF(info);
-    PyTypeObject *type = kp_tools_g.device_info_type;
-    info = type->tp_alloc(type, 0);
-    if (info) ((kp_device_info *)info)->device_id = (unsigned long long)device_info->device_id;
-  }
-  PyObject *args[4] = {PyLong_FromLong(load_sequence), PyLong_FromUnsignedLongLong(interface_version),
-                       PyLong_FromUnsignedLong(device_info_count), info};
-  kp_tools_invoke_void(KP_TOOLS_INIT, &c, args, 4);
-  kp_tools_leave(&c);
+  KP_TOOLS_FIRE(KP_TOOLS_INIT, NULL, NULL, KP_ARG_INT(load_sequence), KP_ARG_UINT(interface_version),
+                KP_ARG_UINT(device_info_count), KP_ARG_BUILT(kp_device_info_build, (void *)device_info));
 }
 
-static void kp_on_plain(int event) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  kp_tools_invoke_void(event, &c, NULL, 0);
-  kp_tools_leave(&c);
-}
+static void kp_on_plain(int event) { kp_tools_fire(event, NULL, NULL, NULL, 0); }
 
-static void kp_on_parse_args(int argc, char **argv) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_PARSE_ARGS, &c)) return;
+typedef struct kp_tools_argv {
+  int argc;
+  char **argv;
+} kp_tools_argv;
+
+/* A list of str for a kp_tools_argv (NULL entries skipped). */
+static PyObject *kp_argv_build(void *ctx) {
+  const kp_tools_argv *a = ctx;
   PyObject *list = PyList_New(0);
-  for (int i = 0; list && argv && i < argc; ++i) {
-    if (!argv[i]) continue;
-    PyObject *s = kp_tools_str(argv[i]);
+  for (int i = 0; list && a->argv && i < a->argc; ++i) {
+    if (!a->argv[i]) continue;
+    PyObject *s = kp_tools_str(a->argv[i]);
     if (!s || PyList_Append(list, s) < 0) Py_CLEAR(list);
     Py_XDECREF(s);
   }
-  PyObject *args[2] = {PyLong_FromLong(argc), list};
-  kp_tools_invoke_void(KP_TOOLS_PARSE_ARGS, &c, args, 2);
-  kp_tools_leave(&c);
+  return list;
+}
+
+static void kp_on_parse_args(int argc, char **argv) {
+  kp_tools_argv a = {argc, argv};
+  KP_TOOLS_FIRE(KP_TOOLS_PARSE_ARGS, NULL, NULL, KP_ARG_INT(argc), KP_ARG_BUILT(kp_argv_build, &a));
 }
 
 static void kp_on_print_help(const char *program) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_PRINT_HELP, &c)) return;
-  PyObject *args[1] = {kp_tools_str(program)};
-  kp_tools_invoke_void(KP_TOOLS_PRINT_HELP, &c, args, 1);
-  kp_tools_leave(&c);
+  KP_TOOLS_FIRE(KP_TOOLS_PRINT_HELP, NULL, NULL, KP_ARG_STR(program));
 }
 
 static void kp_on_begin(int event, const char *name, uint32_t device_id, uint64_t *out_id) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[2] = {kp_tools_str(name), PyLong_FromUnsignedLong(device_id)};
-  PyObject *res = kp_tools_invoke(event, &c, args, 2);
-  uint64_t id = kp_tools_take_id(event, &c, res, UINT64_MAX);
-  if (out_id) *out_id = id;
-  kp_tools_leave(&c);
+  KP_TOOLS_FIRE(event, NULL, out_id, KP_ARG_STR(name), KP_ARG_UINT(device_id));
 }
 
-static void kp_on_end(int event, uint64_t id) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[1] = {PyLong_FromUnsignedLongLong(id)};
-  kp_tools_invoke_void(event, &c, args, 1);
-  kp_tools_leave(&c);
-}
+static void kp_on_end(int event, uint64_t id) { KP_TOOLS_FIRE(event, NULL, NULL, KP_ARG_UINT(id)); }
 
-static void kp_on_named(int event, const char *name) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[1] = {kp_tools_str(name)};
-  kp_tools_invoke_void(event, &c, args, 1);
-  kp_tools_leave(&c);
-}
+static void kp_on_named(int event, const char *name) { KP_TOOLS_FIRE(event, NULL, NULL, KP_ARG_STR(name)); }
 
 static void kp_on_data(int event, const kp_tools_space_handle *space, const char *label, const void *ptr,
                        uint64_t size) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[4] = {kp_space_handle_from(space), kp_tools_str(label), PyLong_FromVoidPtr((void *)ptr),
-                       PyLong_FromUnsignedLongLong(size)};
-  kp_tools_invoke_void(event, &c, args, 4);
-  kp_tools_leave(&c);
+  KP_TOOLS_FIRE(event, NULL, NULL, KP_ARG_SPACE(space), KP_ARG_STR(label), KP_ARG_ADDRESS(ptr), KP_ARG_UINT(size));
 }
 
 static void kp_on_create_section(const char *name, uint32_t *out_id) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_CREATE_PROFILE_SECTION, &c)) return;
-  PyObject *args[1] = {kp_tools_str(name)};
-  PyObject *res = kp_tools_invoke(KP_TOOLS_CREATE_PROFILE_SECTION, &c, args, 1);
-  uint64_t id = kp_tools_take_id(KP_TOOLS_CREATE_PROFILE_SECTION, &c, res, UINT32_MAX);
-  if (out_id) *out_id = (uint32_t)id;
-  kp_tools_leave(&c);
+  KP_TOOLS_FIRE(KP_TOOLS_CREATE_PROFILE_SECTION, NULL, out_id, KP_ARG_STR(name));
 }
 
-static void kp_on_section(int event, uint32_t id) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[1] = {PyLong_FromUnsignedLong(id)};
-  kp_tools_invoke_void(event, &c, args, 1);
-  kp_tools_leave(&c);
-}
+static void kp_on_section(int event, uint32_t id) { KP_TOOLS_FIRE(event, NULL, NULL, KP_ARG_UINT(id)); }
 
 static void kp_on_deep_copy(const kp_tools_space_handle *dst_space, const char *dst_label, const void *dst_ptr,
                             const kp_tools_space_handle *src_space, const char *src_label, const void *src_ptr,
                             uint64_t size) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_BEGIN_DEEP_COPY, &c)) return;
-  PyObject *args[7] = {kp_space_handle_from(dst_space),  kp_tools_str(dst_label), PyLong_FromVoidPtr((void *)dst_ptr),
-                       kp_space_handle_from(src_space),  kp_tools_str(src_label), PyLong_FromVoidPtr((void *)src_ptr),
-                       PyLong_FromUnsignedLongLong(size)};
-  kp_tools_invoke_void(KP_TOOLS_BEGIN_DEEP_COPY, &c, args, 7);
-  kp_tools_leave(&c);
+  KP_TOOLS_FIRE(KP_TOOLS_BEGIN_DEEP_COPY, NULL, NULL, KP_ARG_SPACE(dst_space), KP_ARG_STR(dst_label),
+                KP_ARG_ADDRESS(dst_ptr), KP_ARG_SPACE(src_space), KP_ARG_STR(src_label), KP_ARG_ADDRESS(src_ptr),
+                KP_ARG_UINT(size));
 }
 
 static void kp_on_dual_view(int event, const char *label, const void *ptr, int flag) {
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[3] = {kp_tools_str(label), PyLong_FromVoidPtr((void *)ptr), PyBool_FromLong(flag)};
-  kp_tools_invoke_void(event, &c, args, 3);
-  kp_tools_leave(&c);
+  KP_TOOLS_FIRE(event, NULL, NULL, KP_ARG_STR(label), KP_ARG_ADDRESS(ptr), KP_ARG_BOOL(flag));
 }
 
 static void kp_on_metadata(const char *key, const char *value) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_DECLARE_METADATA, &c)) return;
-  PyObject *args[2] = {kp_tools_str(key), kp_tools_str(value)};
-  kp_tools_invoke_void(KP_TOOLS_DECLARE_METADATA, &c, args, 2);
-  kp_tools_leave(&c);
+  KP_TOOLS_FIRE(KP_TOOLS_DECLARE_METADATA, NULL, NULL, KP_ARG_STR(key), KP_ARG_STR(value));
+}
+
+/* request_tool_settings: what the callback sets on the ToolSettings goes
+ * back into Kokkos' settings. */
+typedef struct kp_tools_settings_call {
+  kp_tools_settings *settings;
+  PyObject *obj; /* the ToolSettings handed to the callback, kept to read back */
+} kp_tools_settings_call;
+
+static PyObject *kp_tool_settings_build(void *ctx) {
+  kp_tools_settings_call *t = ctx;
+  PyTypeObject *type = kp_tools_g.types[KP_TOOLS_TOOL_SETTINGS];
+  PyObject *obj = type->tp_alloc(type, 0);
+  if (!obj) return NULL;
+  ((kp_tool_settings *)obj)->requires_global_fencing = t->settings && t->settings->requires_global_fencing;
+  t->obj = Py_NewRef(obj);
+  return obj;
+}
+
+static void kp_tool_settings_take(kp_tools_call *c, PyObject *res, void *ctx) {
+  kp_tools_settings_call *t = ctx;
+  Py_XDECREF(res);
+  if (!t->obj) return;
+  if (t->settings) t->settings->requires_global_fencing = ((kp_tool_settings *)t->obj)->requires_global_fencing != 0;
+  Py_CLEAR(t->obj);
 }
 
 static void kp_on_tool_settings(uint32_t count, kp_tools_settings *settings) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_REQUEST_TOOL_SETTINGS, &c)) return;
-  PyTypeObject *type = kp_tools_g.tool_settings_type;
-  PyObject *obj = type->tp_alloc(type, 0);
-  if (obj) {
-    ((kp_tool_settings *)obj)->requires_global_fencing = settings && settings->requires_global_fencing;
-    Py_INCREF(obj); /* kept to read the answer back */
-  }
-  PyObject *args[2] = {PyLong_FromUnsignedLong(count), obj};
-  kp_tools_invoke_void(KP_TOOLS_REQUEST_TOOL_SETTINGS, &c, args, 2);
-  if (obj) {
-    if (settings) settings->requires_global_fencing = ((kp_tool_settings *)obj)->requires_global_fencing != 0;
-    Py_DECREF(obj);
-  }
-  kp_tools_leave(&c);
+  kp_tools_settings_call t = {settings, NULL};
+  KP_TOOLS_FIRE(KP_TOOLS_REQUEST_TOOL_SETTINGS, kp_tool_settings_take, &t, KP_ARG_UINT(count),
+                KP_ARG_BUILT(kp_tool_settings_build, &t));
+}
+
+/* A ToolProgrammingInterface (its actions are the bridge's, process-wide). */
+static PyObject *kp_programming_interface_build(void *unused) {
+  PyTypeObject *type = kp_tools_g.types[KP_TOOLS_PROGRAMMING_INTERFACE];
+  return type->tp_alloc(type, 0);
 }
 
 static void kp_on_programming_interface(uint32_t count) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE, &c)) return;
-  PyTypeObject *type = kp_tools_g.programming_interface_type;
-  PyObject *args[2] = {PyLong_FromUnsignedLong(count), type->tp_alloc(type, 0)};
-  kp_tools_invoke_void(KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE, &c, args, 2);
-  kp_tools_leave(&c);
+  KP_TOOLS_FIRE(KP_TOOLS_PROVIDE_TOOL_PROGRAMMING_INTERFACE, NULL, NULL, KP_ARG_UINT(count),
+                KP_ARG_BUILT(kp_programming_interface_build, NULL));
 }
 
+/* What the bridge calls, one handler per shape of Kokkos' arguments (tools_bridge.h). */
 static const kp_tools_handlers kp_tools_handler_table = {
     .init = kp_on_init,
     .plain = kp_on_plain,
@@ -640,23 +690,6 @@ static const kp_tools_handlers kp_tools_handler_table = {
 };
 
 /* ---- argument helpers ------------------------------------------------------------------ */
-
-/* UTF-8 of a str argument without NUL characters; NULL with TypeError /
- * ValueError naming where and what. The buffer is owned by obj. */
-const char *kp_tools_cstr(PyObject *obj, const char *where, const char *what) {
-  if (!PyUnicode_Check(obj)) {
-    PyErr_Format(PyExc_TypeError, "%s: %s must be a str, got %.100s", where, what, Py_TYPE(obj)->tp_name);
-    return NULL;
-  }
-  Py_ssize_t n = 0;
-  const char *s = PyUnicode_AsUTF8AndSize(obj, &n);
-  if (!s) return NULL;
-  if ((size_t)n != strlen(s)) {
-    PyErr_Format(PyExc_ValueError, "%s: %s must not contain NUL characters", where, what);
-    return NULL;
-  }
-  return s;
-}
 
 static int kp_tools_u32(PyObject *obj, const char *where, const char *what, uint32_t *out) {
   PyObject *index = PyNumber_Index(obj);
@@ -688,7 +721,8 @@ static int kp_tools_event_arg(PyObject *obj, const char *where) {
 
 /* ---- profiling calls -------------------------------------------------------------------- */
 
-int kp_tools_require_runtime(const char *where) {
+/* Initializes Kokkos if needed; -1 with RuntimeError after finalize. */
+static int kp_tools_require_runtime(const char *where) {
   if (kp_bridge_is_finalized()) {
     PyErr_Format(PyExc_RuntimeError,
                  "%s: Kokkos has been finalized; Kokkos Tools events cannot be raised after "
@@ -699,37 +733,71 @@ int kp_tools_require_runtime(const char *where) {
   return kp_runtime_ensure();
 }
 
+kp_interrupt_state *kp_tools_entry_begin(const char *where) {
+  kp_interrupt_state *t = kp_interrupt_enter();
+  if (kp_tools_require_runtime(where) == 0) return t;
+  kp_interrupt_exit(t, -1);
+  return NULL;
+}
+
+int kp_tools_entry_end(kp_interrupt_state *t, const char *where, int rc, kp_status s, const kp_error *err) {
+  if (rc == 0 && s != KP_OK) rc = kp_raise_bridge(s, err, where);
+  return kp_interrupt_exit(t, rc);
+}
+
 /* Profiling calls initialize Kokkos if needed (so a tool library named in
  * the environment sees them). With no callback set Kokkos would do nothing,
  * so neither do they. Otherwise they release the GIL around the call: Kokkos
  * may fence for the tool, and Python callbacks take the GIL back. */
-#define KP_TOOLS_CALL(where, CALL)                                     \
-  do {                                                                 \
-    if (kp_tools_require_runtime(where) < 0) return NULL;              \
-    if (kp_tools_bridge_profile_library_loaded()) {                    \
-      kp_error err_ = {{0}};                                           \
-      kp_status s_;                                                    \
-      KP_KOKKOS_WORK(where, return NULL, s_ = (CALL));                 \
-      if (s_ != KP_OK) return kp_raise_bridge(s_, &err_, where), NULL; \
-    }                                                                  \
+#define KP_TOOLS_CALL(where, CALL)                                        \
+  do {                                                                    \
+    if (kp_tools_require_runtime(where) < 0) return NULL;                 \
+    if (kp_tools_bridge_profile_library_loaded()) {                       \
+      kp_error err_;                                                      \
+      err_.message[0] = 0;                                                \
+      kp_status s_ = KP_OK;                                               \
+      int rc_ = 0;                                                        \
+      kp_interrupt_state *t_ = kp_interrupt_enter();                      \
+      KP_KOKKOS_WORK(where, rc_ = -1, s_ = (CALL));                       \
+      if (kp_tools_entry_end(t_, where, rc_, s_, &err_) < 0) return NULL; \
+    }                                                                     \
   } while (0)
 
 static PyObject *kp_tools_push_region(PyObject *mod, PyObject *name) {
-  const char *s = kp_tools_cstr(name, "kokkos.tools.push_region()", "name");
+  const char *s = kp_kokkos_text(name, "kokkos.tools.push_region()", "name");
   if (!s) return NULL;
   KP_TOOLS_CALL("kokkos.tools.push_region()", kp_tools_bridge_push_region(s, &err_));
   Py_RETURN_NONE;
 }
 
 /* _internal_setup() / _internal_test(): the original package's C++ self-test
- * (kokkos.tools._internal), always run, tool or not. */
+ * (kokkos.tools._internal), always run, tool or not. Its two Views are one
+ * per process and the test frees them, so one of the two runs at a time:
+ * called again from one of the test's own callbacks, or from another thread
+ * while one runs, it raises RuntimeError. (The GIL is held throughout, but
+ * a callback may give it to another thread.) */
+static atomic_int kp_tools_internal_running = 0;
+
 static PyObject *kp_tools_internal(int test) {
   const char *where = test ? "kokkos.tools._internal.test()" : "kokkos.tools._internal.setup()";
-  if (kp_tools_require_runtime(where) < 0) return NULL;
-  kp_error err;
-  err.message[0] = 0;
-  kp_status s = test ? kp_tools_bridge_internal_test(&err) : kp_tools_bridge_internal_setup(&err);
-  if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;
+  int idle = 0;
+  if (!atomic_compare_exchange_strong(&kp_tools_internal_running, &idle, 1)) {
+    PyErr_Format(PyExc_RuntimeError,
+                 "%s: the self-test is already running (called from one of its own Kokkos Tools callbacks, or from "
+                 "another thread while one runs); setup() and test() run one at a time",
+                 where);
+    return NULL;
+  }
+  kp_interrupt_state *t = kp_tools_entry_begin(where);
+  int rc = t ? 0 : -1;
+  if (t) {
+    kp_error err;
+    err.message[0] = 0;
+    kp_status s = test ? kp_tools_bridge_internal_test(&err) : kp_tools_bridge_internal_setup(&err);
+    rc = kp_tools_entry_end(t, where, 0, s, &err);
+  }
+  atomic_store(&kp_tools_internal_running, 0);
+  if (rc < 0) return NULL;
   Py_RETURN_NONE;
 }
 static PyObject *kp_tools_internal_setup(PyObject *mod, PyObject *unused) { return kp_tools_internal(0); }
@@ -746,34 +814,40 @@ static PyObject *kp_tools_pop_region(PyObject *mod, PyObject *unused) {
  * a `with` block costs no Python frame. kokkos.tools.region subclasses it. */
 typedef struct {
   PyObject_HEAD
-  PyObject *name; /* str without NUL characters */
+  PyObject *name; /* str without NUL characters; kp_tools_holder's */
 } kp_region;
+
+_Static_assert(offsetof(kp_region, name) == offsetof(kp_tools_holder, held),
+               "Region holds its name as kp_tools_holder");
 
 static PyObject *kp_region_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
   static char *kwlist[] = {"name", NULL};
   PyObject *name;
   if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:region", kwlist, &name)) return NULL;
-  if (!kp_tools_cstr(name, "kokkos.tools.region()", "name")) return NULL;
+  if (!kp_kokkos_text(name, "kokkos.tools.region()", "name")) return NULL;
   kp_region *self = (kp_region *)type->tp_alloc(type, 0);
   if (!self) return NULL;
   self->name = Py_NewRef(name);
   return (PyObject *)self;
 }
 
-static int kp_region_traverse(PyObject *self, visitproc visit, void *arg) {
+/* ---- objects that hold one Python object (tools.h) ---- */
+
+int kp_tools_holder_traverse(PyObject *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
+  Py_VISIT(((kp_tools_holder *)self)->held);
   return 0;
 }
 
-static int kp_region_clear(PyObject *self) {
-  Py_CLEAR(((kp_region *)self)->name);
+int kp_tools_holder_clear(PyObject *self) {
+  Py_CLEAR(((kp_tools_holder *)self)->held);
   return 0;
 }
 
-static void kp_region_dealloc(PyObject *self) {
+void kp_tools_holder_dealloc(PyObject *self) {
   PyTypeObject *tp = Py_TYPE(self);
   PyObject_GC_UnTrack(self);
-  kp_region_clear(self);
+  kp_tools_holder_clear(self);
   tp->tp_free(self);
   Py_DECREF(tp);
 }
@@ -800,23 +874,14 @@ static PyMemberDef kp_region_members[] = {
 
 static PyType_Slot kp_region_slots[] = {
     {Py_tp_new, kp_region_new},
-    {Py_tp_dealloc, kp_region_dealloc},
-    {Py_tp_traverse, kp_region_traverse},
-    {Py_tp_clear, kp_region_clear},
+    KP_TOOLS_HOLDER_SLOTS,
     {Py_tp_methods, kp_region_methods},
     {Py_tp_members, kp_region_members},
     {Py_tp_doc, "Region(name): a Kokkos Tools region as a context manager (pushRegion / popRegion)."},
     {0, NULL}};
 
-static PyType_Spec kp_region_spec = {
-    .name = "kokkos.tools.Region",
-    .basicsize = sizeof(kp_region),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-    .slots = kp_region_slots,
-};
-
 static PyObject *kp_tools_create_profile_section(PyObject *mod, PyObject *name) {
-  const char *s = kp_tools_cstr(name, "kokkos.tools.create_profile_section()", "name");
+  const char *s = kp_kokkos_text(name, "kokkos.tools.create_profile_section()", "name");
   if (!s) return NULL;
   uint32_t id = 0;
   KP_TOOLS_CALL("kokkos.tools.create_profile_section()", kp_tools_bridge_create_profile_section(s, &id, &err_));
@@ -836,7 +901,7 @@ KP_TOOLS_SECTION_FN(start_section, kp_tools_bridge_start_section)
 KP_TOOLS_SECTION_FN(stop_section, kp_tools_bridge_stop_section)
 
 static PyObject *kp_tools_mark_event(PyObject *mod, PyObject *name) {
-  const char *s = kp_tools_cstr(name, "kokkos.tools.mark_event()", "name");
+  const char *s = kp_kokkos_text(name, "kokkos.tools.mark_event()", "name");
   if (!s) return NULL;
   KP_TOOLS_CALL("kokkos.tools.mark_event()", kp_tools_bridge_mark_event(s, &err_));
   Py_RETURN_NONE;
@@ -847,9 +912,9 @@ static PyObject *kp_tools_declare_metadata(PyObject *mod, PyObject *const *args,
     PyErr_Format(PyExc_TypeError, "kokkos.tools.declare_metadata() takes 2 arguments (key, value), got %zd", nargs);
     return NULL;
   }
-  const char *key = kp_tools_cstr(args[0], "kokkos.tools.declare_metadata()", "key");
+  const char *key = kp_kokkos_text(args[0], "kokkos.tools.declare_metadata()", "key");
   if (!key) return NULL;
-  const char *value = kp_tools_cstr(args[1], "kokkos.tools.declare_metadata()", "value");
+  const char *value = kp_kokkos_text(args[1], "kokkos.tools.declare_metadata()", "value");
   if (!value) return NULL;
   KP_TOOLS_CALL("kokkos.tools.declare_metadata()", kp_tools_bridge_declare_metadata(key, value, &err_));
   Py_RETURN_NONE;
@@ -924,7 +989,7 @@ static PyObject *kp_tools_resume(PyObject *mod, PyObject *unused) {
 static PyObject *kp_tools_paused(PyObject *mod, PyObject *unused) { return PyBool_FromLong(kp_tools_bridge_paused()); }
 
 static PyObject *kp_tools_make_space_handle(PyObject *mod, PyObject *name) {
-  const char *s = kp_tools_cstr(name, "kokkos.tools.make_space_handle()", "name");
+  const char *s = kp_kokkos_text(name, "kokkos.tools.make_space_handle()", "name");
   if (!s) return NULL;
   kp_tools_space_handle h;
   kp_tools_bridge_make_space_handle(s, &h);
@@ -1055,14 +1120,31 @@ static PyMethodDef kp_tools_methods[] = {
 
 /* ---- registration ------------------------------------------------------------------------------ */
 
-static int kp_tools_add_type(PyObject *sub, PyType_Spec *spec, PyTypeObject **slot, const char *name) {
-  PyTypeObject *type = (PyTypeObject *)PyType_FromModuleAndSpec(sub, spec, NULL);
-  if (!type) return -1;
-  if (PyModule_AddObjectRef(sub, name, (PyObject *)type) < 0) {
-    Py_DECREF(type);
-    return -1;
+/* The types, each said once: its name, C struct, flags and slots. */
+static PyType_Spec kp_tools_specs[KP_TOOLS_TYPE_COUNT] = {
+    [KP_TOOLS_DEVICE_INFO] =
+        KP_TOOLS_SPEC("DeviceInfo", kp_device_info, Py_TPFLAGS_IMMUTABLETYPE, kp_device_info_slots),
+    [KP_TOOLS_SPACE_HANDLE] =
+        KP_TOOLS_SPEC("SpaceHandle", kp_space_handle, Py_TPFLAGS_IMMUTABLETYPE, kp_space_handle_slots),
+    [KP_TOOLS_TOOL_SETTINGS] =
+        KP_TOOLS_SPEC("ToolSettings", kp_tool_settings, Py_TPFLAGS_IMMUTABLETYPE, kp_tool_settings_slots),
+    [KP_TOOLS_PROGRAMMING_INTERFACE] =
+        KP_TOOLS_SPEC("ToolProgrammingInterface", PyObject,
+                      Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION, kp_programming_interface_slots),
+    [KP_TOOLS_REGION] = KP_TOOLS_SPEC("Region", kp_region, Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, kp_region_slots),
+};
+
+int kp_tools_add_types(PyObject *sub, PyType_Spec *specs, int count, PyTypeObject **types) {
+  for (int i = 0; i < count; ++i) {
+    PyTypeObject *type = (PyTypeObject *)PyType_FromModuleAndSpec(sub, &specs[i], NULL);
+    if (!type) return -1;
+    const char *name = strrchr(specs[i].name, '.') + 1;
+    if (PyModule_AddObjectRef(sub, name, (PyObject *)type) < 0) {
+      Py_DECREF(type);
+      return -1;
+    }
+    Py_XSETREF(types[i], type); /* process-wide: the handlers need them */
   }
-  Py_XSETREF(*slot, type); /* process-wide: the handlers need it */
   return 0;
 }
 
@@ -1070,13 +1152,7 @@ PyObject *kp_tools_add(PyObject *module) {
   PyObject *sub = PyModule_New("kokkos._core._tools");
   if (!sub) return NULL;
   if (PyModule_AddFunctions(sub, kp_tools_methods) < 0) goto fail;
-  if (kp_tools_add_type(sub, &kp_device_info_spec, &kp_tools_g.device_info_type, "DeviceInfo") < 0) goto fail;
-  if (kp_tools_add_type(sub, &kp_space_handle_spec, &kp_tools_g.space_handle_type, "SpaceHandle") < 0) goto fail;
-  if (kp_tools_add_type(sub, &kp_tool_settings_spec, &kp_tools_g.tool_settings_type, "ToolSettings") < 0) goto fail;
-  if (kp_tools_add_type(sub, &kp_programming_interface_spec, &kp_tools_g.programming_interface_type,
-                        "ToolProgrammingInterface") < 0)
-    goto fail;
-  if (kp_tools_add_type(sub, &kp_region_spec, &kp_tools_g.region_type, "Region") < 0) goto fail;
+  if (kp_tools_add_types(sub, kp_tools_specs, KP_TOOLS_TYPE_COUNT, kp_tools_g.types) < 0) goto fail;
   PyObject *version = PyLong_FromUnsignedLongLong(kp_tools_bridge_interface_version());
   if (!version) goto fail;
   int rc = PyModule_AddObjectRef(sub, "KOKKOSP_INTERFACE_VERSION", version);

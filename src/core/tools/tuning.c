@@ -34,6 +34,7 @@
  */
 #include "core.h"
 #include "base.h"
+#include "model.h"
 #include "tools.h"
 #include "tools_bridge.h"
 #include "tuning_bridge.h"
@@ -51,15 +52,18 @@ static const char *const kp_goal_names[2] = {"minimize", "maximize"};
 
 /* ---- process-wide state ------------------------------------------------------ */
 
+/* Kokkos' enumerations, each an IntEnum made from its names (rows of
+ * kp_tuning_enums, below). */
+enum { KP_ENUM_VALUE_TYPE, KP_ENUM_CATEGORY, KP_ENUM_QUANTITY, KP_ENUM_OPTIMIZATION_TYPE, KP_ENUM_COUNT };
+/* The namedtuples (rows of kp_tuning_tuples) and the types (of
+ * kp_tuning_specs). */
+enum { KP_TUPLE_VALUE_RANGE, KP_TUPLE_OPTIMIZATION_GOAL, KP_TUPLE_COUNT };
+enum { KP_TYPE_VARIABLE_INFO, KP_TYPE_VARIABLE_VALUE, KP_TYPE_COUNT };
+
 static struct {
-  PyTypeObject *variable_info_type;
-  PyTypeObject *variable_value_type;
-  PyObject *value_type;        /* IntEnum ValueType */
-  PyObject *category;          /* IntEnum StatisticalCategory */
-  PyObject *quantity;          /* IntEnum CandidateValueType */
-  PyObject *optimization_type; /* IntEnum OptimizationType */
-  PyObject *value_range;       /* namedtuple ValueRange */
-  PyObject *optimization_goal; /* namedtuple OptimizationGoal */
+  PyObject *enums[KP_ENUM_COUNT];
+  PyObject *tuples[KP_TUPLE_COUNT];
+  PyTypeObject *types[KP_TYPE_COUNT];
 } kp_tuning_g;
 
 /* enum_cls(value): new reference or NULL. */
@@ -173,15 +177,11 @@ static int kp_tuning_value_from(PyObject *obj, int type, const char *where, cons
                      Py_TYPE(obj)->tp_name);
         return -1;
       }
-      Py_ssize_t n = 0;
-      const char *s = PyUnicode_AsUTF8AndSize(obj, &n);
+      const char *s = kp_kokkos_text(obj, where, what);
       if (!s) return -1;
-      if ((size_t)n != strlen(s)) {
-        PyErr_Format(PyExc_ValueError, "%s: %s must not contain NUL characters", where, what);
-        return -1;
-      }
+      size_t n = strlen(s);
       if (n >= KP_TUNING_STRING_SIZE) {
-        PyErr_Format(PyExc_ValueError, "%s: %s must be at most %d bytes in UTF-8 (Kokkos' tuning string), got %zd",
+        PyErr_Format(PyExc_ValueError, "%s: %s must be at most %d bytes in UTF-8 (Kokkos' tuning string), got %zu",
                      where, what, KP_TUNING_STRING_SIZE - 1, n);
         return -1;
       }
@@ -220,8 +220,8 @@ static PyObject *kp_tuning_normalize(PyObject *obj, int type, const char *where,
 
 typedef struct {
   PyObject_HEAD
+  PyObject *candidates; /* tuple (set), ValueRange (range) or None (unbounded); kp_tools_holder's */
   int type, category, quantity;
-  PyObject *candidates; /* tuple (set), ValueRange (range) or None (unbounded) */
 } kp_variable_info;
 
 /* ValueRange(lower, upper, step, open_lower, open_upper) with values of
@@ -245,7 +245,7 @@ static PyObject *kp_tuning_range_from(PyObject *range, int type, const char *whe
     if (b < 0) goto done;
     items[i] = PyBool_FromLong(b);
   }
-  result = PyObject_Vectorcall(kp_tuning_g.value_range, items, 5, NULL);
+  result = PyObject_Vectorcall(kp_tuning_g.tuples[KP_TUPLE_VALUE_RANGE], items, 5, NULL);
 done:
   for (int i = 0; i < 5; ++i) Py_XDECREF(items[i]);
   return result;
@@ -280,7 +280,7 @@ static PyObject *kp_variable_info_new(PyTypeObject *type, PyObject *args, PyObje
   if (candidates == Py_None) {
     quantity = KP_TUNING_UNBOUNDED;
     normalized = Py_NewRef(Py_None);
-  } else if (PyObject_TypeCheck(candidates, (PyTypeObject *)kp_tuning_g.value_range)) {
+  } else if (PyObject_TypeCheck(candidates, (PyTypeObject *)kp_tuning_g.tuples[KP_TUPLE_VALUE_RANGE])) {
     quantity = KP_TUNING_RANGE;
     if (!(normalized = kp_tuning_range_from(candidates, vtype, where))) return NULL;
   } else if (PyUnicode_Check(candidates) || PyBytes_Check(candidates) || !PySequence_Check(candidates)) {
@@ -325,7 +325,7 @@ static PyObject *kp_variable_info_new(PyTypeObject *type, PyObject *args, PyObje
 
 /* A VariableInfo (new reference) for Kokkos' description, or NULL. */
 static PyObject *kp_variable_info_from_c(const kp_tuning_info *info) {
-  PyTypeObject *type = kp_tuning_g.variable_info_type;
+  PyTypeObject *type = kp_tuning_g.types[KP_TYPE_VARIABLE_INFO];
   PyObject *candidates = NULL;
   if (info->quantity == KP_TUNING_SET) {
     size_t n = info->set_values ? info->set_size : 0;
@@ -351,7 +351,8 @@ static PyObject *kp_variable_info_from_c(const kp_tuning_info *info) {
                           kp_tuning_value_to_py(&info->upper, info->type),
                           kp_tuning_value_to_py(&info->step, info->type), PyBool_FromLong(info->open_lower),
                           PyBool_FromLong(info->open_upper)};
-    if (items[0] && items[1] && items[2]) candidates = PyObject_Vectorcall(kp_tuning_g.value_range, items, 5, NULL);
+    if (items[0] && items[1] && items[2])
+      candidates = PyObject_Vectorcall(kp_tuning_g.tuples[KP_TUPLE_VALUE_RANGE], items, 5, NULL);
     for (int i = 0; i < 5; ++i) Py_XDECREF(items[i]);
   } else {
     candidates = Py_NewRef(Py_None);
@@ -412,35 +413,14 @@ static int kp_variable_info_to_c(kp_variable_info *self, kp_tuning_info *out, vo
   return 0;
 }
 
-static int kp_variable_info_traverse(PyObject *self, visitproc visit, void *arg) {
-  Py_VISIT(Py_TYPE(self));
-  Py_VISIT(((kp_variable_info *)self)->candidates);
-  return 0;
-}
-
-static int kp_variable_info_clear(PyObject *self) {
-  Py_CLEAR(((kp_variable_info *)self)->candidates);
-  return 0;
-}
-
-static void kp_tuning_gc_dealloc(PyObject *self, inquiry clear) {
-  PyTypeObject *tp = Py_TYPE(self);
-  PyObject_GC_UnTrack(self);
-  clear(self);
-  tp->tp_free(self);
-  Py_DECREF(tp);
-}
-
-static void kp_variable_info_dealloc(PyObject *self) { kp_tuning_gc_dealloc(self, kp_variable_info_clear); }
-
 static PyObject *kp_variable_info_get_type(PyObject *self, void *closure) {
-  return kp_tuning_enum(kp_tuning_g.value_type, ((kp_variable_info *)self)->type);
+  return kp_tuning_enum(kp_tuning_g.enums[KP_ENUM_VALUE_TYPE], ((kp_variable_info *)self)->type);
 }
 static PyObject *kp_variable_info_get_category(PyObject *self, void *closure) {
-  return kp_tuning_enum(kp_tuning_g.category, ((kp_variable_info *)self)->category);
+  return kp_tuning_enum(kp_tuning_g.enums[KP_ENUM_CATEGORY], ((kp_variable_info *)self)->category);
 }
 static PyObject *kp_variable_info_get_quantity(PyObject *self, void *closure) {
-  return kp_tuning_enum(kp_tuning_g.quantity, ((kp_variable_info *)self)->quantity);
+  return kp_tuning_enum(kp_tuning_g.enums[KP_ENUM_QUANTITY], ((kp_variable_info *)self)->quantity);
 }
 static PyObject *kp_variable_info_get_candidates(PyObject *self, void *closure) {
   PyObject *c = ((kp_variable_info *)self)->candidates;
@@ -477,9 +457,7 @@ static PyGetSetDef kp_variable_info_getset[] = {
 
 static PyType_Slot kp_variable_info_slots[] = {
     {Py_tp_new, kp_variable_info_new},
-    {Py_tp_dealloc, kp_variable_info_dealloc},
-    {Py_tp_traverse, kp_variable_info_traverse},
-    {Py_tp_clear, kp_variable_info_clear},
+    KP_TOOLS_HOLDER_SLOTS,
     {Py_tp_repr, kp_variable_info_repr},
     {Py_tp_richcompare, kp_variable_info_richcompare},
     {Py_tp_hash, PyObject_HashNotImplemented},
@@ -492,29 +470,26 @@ static PyType_Slot kp_variable_info_slots[] = {
      "(int64 or double only) or None (unbounded). Immutable."},
     {0, NULL}};
 
-static PyType_Spec kp_variable_info_spec = {
-    .name = "kokkos.tools.VariableInfo",
-    .basicsize = sizeof(kp_variable_info),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_HAVE_GC,
-    .slots = kp_variable_info_slots,
-};
-
 /* ---- VariableValue --------------------------------------------------------------------- */
 
 typedef struct {
   PyObject_HEAD
+  PyObject *info; /* VariableInfo or None; kp_tools_holder's */
   unsigned long long type_id;
   int type;      /* kp_tuning_type of value; -1: none yet (unknown variable) */
   char declared; /* type comes from the variable's declaration: values must match */
   char readonly; /* an input handed to a callback */
   kp_tuning_value value;
-  PyObject *info; /* VariableInfo or None */
 } kp_variable_value;
+
+_Static_assert(offsetof(kp_variable_info, candidates) == offsetof(kp_tools_holder, held) &&
+                   offsetof(kp_variable_value, info) == offsetof(kp_tools_holder, held),
+               "VariableInfo and VariableValue hold their object where kp_tools_holder does (tools.h)");
 
 /* A new VariableValue (new reference) or NULL. */
 static PyObject *kp_variable_value_make(size_t type_id, int type, int declared, int readonly,
                                         const kp_tuning_value *value, PyObject *info) {
-  PyTypeObject *tp = kp_tuning_g.variable_value_type;
+  PyTypeObject *tp = kp_tuning_g.types[KP_TYPE_VARIABLE_VALUE];
   kp_variable_value *self = (kp_variable_value *)tp->tp_alloc(tp, 0);
   if (!self) return NULL;
   self->type_id = type_id;
@@ -559,19 +534,6 @@ static PyObject *kp_variable_value_new(PyTypeObject *type, PyObject *args, PyObj
   return (PyObject *)self;
 }
 
-static int kp_variable_value_traverse(PyObject *self, visitproc visit, void *arg) {
-  Py_VISIT(Py_TYPE(self));
-  Py_VISIT(((kp_variable_value *)self)->info);
-  return 0;
-}
-
-static int kp_variable_value_clear(PyObject *self) {
-  Py_CLEAR(((kp_variable_value *)self)->info);
-  return 0;
-}
-
-static void kp_variable_value_dealloc(PyObject *self) { kp_tuning_gc_dealloc(self, kp_variable_value_clear); }
-
 static PyObject *kp_variable_value_get_value(PyObject *self, void *closure) {
   kp_variable_value *v = (kp_variable_value *)self;
   return kp_tuning_value_to_py(&v->value, v->type);
@@ -603,7 +565,7 @@ static int kp_variable_value_set_value(PyObject *self, PyObject *value, void *cl
 static PyObject *kp_variable_value_get_type(PyObject *self, void *closure) {
   kp_variable_value *v = (kp_variable_value *)self;
   if (v->type < 0) Py_RETURN_NONE;
-  return kp_tuning_enum(kp_tuning_g.value_type, v->type);
+  return kp_tuning_enum(kp_tuning_g.enums[KP_ENUM_VALUE_TYPE], v->type);
 }
 
 static PyObject *kp_variable_value_get_info(PyObject *self, void *closure) {
@@ -643,9 +605,7 @@ static PyGetSetDef kp_variable_value_getset[] = {
 
 static PyType_Slot kp_variable_value_slots[] = {
     {Py_tp_new, kp_variable_value_new},
-    {Py_tp_dealloc, kp_variable_value_dealloc},
-    {Py_tp_traverse, kp_variable_value_traverse},
-    {Py_tp_clear, kp_variable_value_clear},
+    KP_TOOLS_HOLDER_SLOTS,
     {Py_tp_repr, kp_variable_value_repr},
     {Py_tp_members, kp_variable_value_members},
     {Py_tp_getset, kp_variable_value_getset},
@@ -656,120 +616,112 @@ static PyType_Slot kp_variable_value_slots[] = {
      "declared type (an int is accepted for a double)."},
     {0, NULL}};
 
-static PyType_Spec kp_variable_value_spec = {
-    .name = "kokkos.tools.VariableValue",
-    .basicsize = sizeof(kp_variable_value),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_HAVE_GC,
-    .slots = kp_variable_value_slots,
-};
+/* ---- the handlers the bridge calls: each says its arguments' kinds ------------------- */
 
-/* ---- the handlers the bridge calls ----------------------------------------------------- */
+static PyObject *kp_variable_info_build(void *info) { return kp_variable_info_from_c(info); }
 
 static void kp_on_declare_type(int output, const char *name, size_t id, const kp_tuning_info *info) {
-  int event = output ? KP_TOOLS_DECLARE_OUTPUT_TYPE : KP_TOOLS_DECLARE_INPUT_TYPE;
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  PyObject *args[3] = {kp_tools_str(name), PyLong_FromSize_t(id), kp_variable_info_from_c(info)};
-  kp_tools_invoke_void(event, &c, args, 3);
-  kp_tools_leave(&c);
+  KP_TOOLS_FIRE(output ? KP_TOOLS_DECLARE_OUTPUT_TYPE : KP_TOOLS_DECLARE_INPUT_TYPE, NULL, NULL, KP_ARG_STR(name),
+                KP_ARG_SIZE(id), KP_ARG_BUILT(kp_variable_info_build, (void *)info));
 }
 
-/* A list (new reference) of VariableValue for vars; strong references to
- * the items also go to keep[] when keep is not NULL. */
-static PyObject *kp_tuning_list(size_t n, const kp_tuning_variable *vars, int readonly, PyObject **keep) {
-  if (n > (size_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
-  PyObject *list = PyList_New((Py_ssize_t)n);
-  if (!list) return NULL;
-  for (size_t i = 0; i < n; ++i) {
-    PyObject *v = kp_variable_value_from_c(&vars[i], readonly);
+/* request_output_values: the callback receives lists of VariableValue and
+ * sets .value on the outputs, which go back to Kokkos if it returns None.
+ * The handler keeps its own references to the outputs: the callback may
+ * empty its list. */
+typedef struct kp_tuning_request {
+  size_t n;
+  kp_tuning_variable *vars;
+  int outputs;
+  PyObject **keep; /* outputs: strong references to the items, PyMem */
+} kp_tuning_request;
+
+/* A list of VariableValue for a kp_tuning_request's vars (inputs read-only). */
+static PyObject *kp_tuning_list_build(void *ctx) {
+  kp_tuning_request *r = ctx;
+  if (r->n > (size_t)PY_SSIZE_T_MAX / sizeof(PyObject *)) return PyErr_NoMemory();
+  if (r->outputs && r->n > 0 && !(r->keep = PyMem_Calloc(r->n, sizeof(PyObject *)))) return PyErr_NoMemory();
+  PyObject *list = PyList_New((Py_ssize_t)r->n);
+  for (size_t i = 0; list && i < r->n; ++i) {
+    PyObject *v = kp_variable_value_from_c(&r->vars[i], !r->outputs);
     if (!v) {
-      Py_DECREF(list);
-      return NULL;
+      Py_CLEAR(list);
+      break;
     }
-    if (keep) keep[i] = Py_NewRef(v);
+    if (r->keep) r->keep[i] = Py_NewRef(v);
     PyList_SET_ITEM(list, (Py_ssize_t)i, v);
   }
   return list;
 }
 
-static void kp_on_request_values(size_t context_id, size_t n_inputs, const kp_tuning_variable *inputs, size_t n_outputs,
-                                 kp_tuning_variable *outputs) {
-  const int event = KP_TOOLS_REQUEST_OUTPUT_VALUES;
-  kp_tools_call c;
-  if (!kp_tools_enter(event, &c)) return;
-  /* Our own references to the outputs: the callback may empty its list. */
-  PyObject **keep = NULL;
-  if (n_outputs > 0) {
-    keep = n_outputs <= PY_SSIZE_T_MAX / sizeof(PyObject *) ? PyMem_Calloc(n_outputs, sizeof(PyObject *)) : NULL;
-    if (!keep) {
-      PyErr_NoMemory();
-      kp_tools_report(event, c.fn);
-      kp_tools_leave(&c);
-      return;
-    }
-  }
-  PyObject *args[3] = {PyLong_FromSize_t(context_id), kp_tuning_list(n_inputs, inputs, 1, NULL),
-                       kp_tuning_list(n_outputs, outputs, 0, keep)};
-  PyObject *res = kp_tools_invoke(event, &c, args, 3);
+static void kp_tuning_outputs_take(kp_tools_call *c, PyObject *res, void *ctx) {
+  kp_tuning_request *r = ctx;
   if (res && res != Py_None) {
     PyErr_Format(PyExc_TypeError,
                  "the kokkos.tools request_output_values callback returned %.100s; it must set .value on the "
                  "outputs and return None (Kokkos keeps its values)",
                  Py_TYPE(res)->tp_name);
-    kp_tools_report(event, c.fn);
+    kp_tools_report(c);
   } else if (res) {
     /* Returned normally: hand every output's value to Kokkos. */
-    for (size_t i = 0; i < n_outputs; ++i) {
-      kp_variable_value *v = (kp_variable_value *)keep[i];
+    for (size_t i = 0; r->keep && i < r->n; ++i) {
+      kp_variable_value *v = (kp_variable_value *)r->keep[i];
       if (!v || v->type < 0) continue;
-      outputs[i].value = v->value;
-      outputs[i].type = v->type;
+      r->vars[i].value = v->value;
+      r->vars[i].type = v->type;
     }
   }
   Py_XDECREF(res);
-  for (size_t i = 0; keep && i < n_outputs; ++i) Py_XDECREF(keep[i]);
-  PyMem_Free(keep);
-  kp_tools_leave(&c);
+  for (size_t i = 0; r->keep && i < r->n; ++i) Py_XDECREF(r->keep[i]);
+  PyMem_Free(r->keep);
+  r->keep = NULL;
+}
+
+static void kp_on_request_values(size_t context_id, size_t n_inputs, const kp_tuning_variable *inputs, size_t n_outputs,
+                                 kp_tuning_variable *outputs) {
+  kp_tuning_request in = {n_inputs, (kp_tuning_variable *)inputs, 0, NULL}, out = {n_outputs, outputs, 1, NULL};
+  KP_TOOLS_FIRE(KP_TOOLS_REQUEST_OUTPUT_VALUES, kp_tuning_outputs_take, &out, KP_ARG_SIZE(context_id),
+                KP_ARG_BUILT(kp_tuning_list_build, &in), KP_ARG_BUILT(kp_tuning_list_build, &out));
 }
 
 static void kp_on_begin_context(size_t context_id) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_BEGIN_CONTEXT, &c)) return;
-  PyObject *args[1] = {PyLong_FromSize_t(context_id)};
-  kp_tools_invoke_void(KP_TOOLS_BEGIN_CONTEXT, &c, args, 1);
-  kp_tools_leave(&c);
+  KP_TOOLS_FIRE(KP_TOOLS_BEGIN_CONTEXT, NULL, NULL, KP_ARG_SIZE(context_id));
 }
+
+static PyObject *kp_input_value_build(void *value) { return kp_variable_value_from_c(value, 1); }
 
 static void kp_on_end_context(size_t context_id, const kp_tuning_variable *value) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_END_CONTEXT, &c)) return;
-  PyObject *args[2] = {PyLong_FromSize_t(context_id), kp_variable_value_from_c(value, 1)};
-  kp_tools_invoke_void(KP_TOOLS_END_CONTEXT, &c, args, 2);
-  kp_tools_leave(&c);
+  KP_TOOLS_FIRE(KP_TOOLS_END_CONTEXT, NULL, NULL, KP_ARG_SIZE(context_id),
+                KP_ARG_BUILT(kp_input_value_build, (void *)value));
 }
 
-/* OptimizationGoal(type_id, OptimizationType(goal)): new reference or NULL. */
-static PyObject *kp_tuning_goal_object(size_t type_id, int goal) {
-  PyObject *items[2] = {PyLong_FromSize_t(type_id), NULL};
-  if (goal == KP_TUNING_MINIMIZE || goal == KP_TUNING_MAXIMIZE)
-    items[1] = kp_tuning_enum(kp_tuning_g.optimization_type, goal);
+typedef struct kp_tuning_goal_args {
+  size_t type_id;
+  int goal;
+} kp_tuning_goal_args;
+
+/* OptimizationGoal(type_id, OptimizationType(goal)) for a kp_tuning_goal_args. */
+static PyObject *kp_tuning_goal_build(void *ctx) {
+  const kp_tuning_goal_args *g = ctx;
+  PyObject *items[2] = {PyLong_FromSize_t(g->type_id), NULL};
+  if (g->goal == KP_TUNING_MINIMIZE || g->goal == KP_TUNING_MAXIMIZE)
+    items[1] = kp_tuning_enum(kp_tuning_g.enums[KP_ENUM_OPTIMIZATION_TYPE], g->goal);
   else
-    items[1] = PyLong_FromLong(goal); /* not Kokkos': pass it on as it came */
+    items[1] = PyLong_FromLong(g->goal); /* not Kokkos': pass it on as it came */
   PyObject *r = NULL;
-  if (items[0] && items[1]) r = PyObject_Vectorcall(kp_tuning_g.optimization_goal, items, 2, NULL);
+  if (items[0] && items[1]) r = PyObject_Vectorcall(kp_tuning_g.tuples[KP_TUPLE_OPTIMIZATION_GOAL], items, 2, NULL);
   Py_XDECREF(items[0]);
   Py_XDECREF(items[1]);
   return r;
 }
 
 static void kp_on_optimization_goal(size_t context_id, size_t type_id, int goal) {
-  kp_tools_call c;
-  if (!kp_tools_enter(KP_TOOLS_DECLARE_OPTIMIZATION_GOAL, &c)) return;
-  PyObject *args[2] = {PyLong_FromSize_t(context_id), kp_tuning_goal_object(type_id, goal)};
-  kp_tools_invoke_void(KP_TOOLS_DECLARE_OPTIMIZATION_GOAL, &c, args, 2);
-  kp_tools_leave(&c);
+  kp_tuning_goal_args g = {type_id, goal};
+  KP_TOOLS_FIRE(KP_TOOLS_DECLARE_OPTIMIZATION_GOAL, NULL, NULL, KP_ARG_SIZE(context_id),
+                KP_ARG_BUILT(kp_tuning_goal_build, &g));
 }
 
+/* What the bridge calls for the tuning events (tuning_bridge.h). */
 static const kp_tuning_handlers kp_tuning_handler_table = {
     .declare_type = kp_on_declare_type,
     .request_values = kp_on_request_values,
@@ -786,23 +738,27 @@ static PyObject *kp_tuning_declare(PyObject *const *args, Py_ssize_t nargs, int 
     PyErr_Format(PyExc_TypeError, "%s takes 2 arguments (name, info), got %zd", where, nargs);
     return NULL;
   }
-  const char *name = kp_tools_cstr(args[0], where, "name");
+  const char *name = kp_kokkos_text(args[0], where, "name");
   if (!name) return NULL;
-  if (!PyObject_TypeCheck(args[1], kp_tuning_g.variable_info_type)) {
+  if (!PyObject_TypeCheck(args[1], kp_tuning_g.types[KP_TYPE_VARIABLE_INFO])) {
     PyErr_Format(PyExc_TypeError, "%s: info must be a kokkos.tools.VariableInfo, got %.100s", where,
                  Py_TYPE(args[1])->tp_name);
     return NULL;
   }
-  if (kp_tools_require_runtime(where) < 0) return NULL;
   kp_tuning_info info;
   void *owned = NULL;
   if (kp_variable_info_to_c((kp_variable_info *)args[1], &info, &owned) < 0) return NULL;
+  kp_interrupt_state *t = kp_tools_entry_begin(where);
+  if (!t) {
+    PyMem_Free(owned);
+    return NULL;
+  }
   kp_error err;
   err.message[0] = 0;
   size_t id = 0;
   kp_status s = kp_tuning_bridge_declare_type(output, name, &info, &id, &err);
   PyMem_Free(owned);
-  if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;
+  if (kp_tools_entry_end(t, where, 0, s, &err) < 0) return NULL;
   return PyLong_FromSize_t(id);
 }
 
@@ -837,7 +793,7 @@ static int kp_tuning_values_arg(PyObject *seq_obj, const char *where, const char
   }
   for (size_t i = 0; i < n; ++i) {
     PyObject *item = PyTuple_GET_ITEM(seq, (Py_ssize_t)i);
-    if (!PyObject_TypeCheck(item, kp_tuning_g.variable_value_type)) {
+    if (!PyObject_TypeCheck(item, kp_tuning_g.types[KP_TYPE_VARIABLE_VALUE])) {
       PyErr_Format(PyExc_TypeError, "%s: %s[%zu] must be a kokkos.tools.VariableValue, got %.100s", where, what, i,
                    Py_TYPE(item)->tp_name);
       goto fail;
@@ -896,14 +852,12 @@ static PyObject *kp_tuning_request_output_values(PyObject *mod, PyObject *const 
   if (kp_tuning_size_arg(args[0], where, "context_id", &context_id) < 0) goto done;
   if (kp_tuning_values_arg(args[1], where, "inputs", 0, &in_items, &in, &n_in) < 0) goto done;
   if (kp_tuning_values_arg(args[2], where, "outputs", 1, &out_items, &out, &n_out) < 0) goto done;
-  if (kp_tools_require_runtime(where) < 0) goto done;
+  kp_interrupt_state *t = kp_tools_entry_begin(where);
+  if (!t) goto done;
   kp_error err;
   err.message[0] = 0;
   kp_status s = kp_tuning_bridge_request_output_values(context_id, n_in, in, n_out, out, &err);
-  if (s != KP_OK) {
-    kp_raise_bridge(s, &err, where);
-    goto done;
-  }
+  if (kp_tools_entry_end(t, where, 0, s, &err) < 0) goto done;
   for (size_t i = 0; i < n_out; ++i) {
     kp_variable_value *v = (kp_variable_value *)out_items[i];
     if (out[i].type < 0) continue;
@@ -926,11 +880,12 @@ done:
     static const char *where = "kokkos.tools." #fname "()";                 \
     size_t id;                                                              \
     if (kp_tuning_size_arg(arg, where, "context_id", &id) < 0) return NULL; \
-    if (kp_tools_require_runtime(where) < 0) return NULL;                   \
+    kp_interrupt_state *t = kp_tools_entry_begin(where);                    \
+    if (!t) return NULL;                                                    \
     kp_error err;                                                           \
     err.message[0] = 0;                                                     \
     kp_status s = bridge_fn(id, &err);                                      \
-    if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;           \
+    if (kp_tools_entry_end(t, where, 0, s, &err) < 0) return NULL;          \
     Py_RETURN_NONE;                                                         \
   }
 
@@ -954,26 +909,23 @@ static PyObject *kp_tuning_declare_optimization_goal(PyObject *mod, PyObject *co
   if (kp_tuning_size_arg(PyTuple_GET_ITEM(goal, 0), where, "goal.type_id", &type_id) < 0) return NULL;
   int type = kp_tuning_enum_arg(PyTuple_GET_ITEM(goal, 1), kp_goal_names, 2, where, "goal.goal", "OptimizationType");
   if (type < 0) return NULL;
-  if (kp_tools_require_runtime(where) < 0) return NULL;
+  kp_interrupt_state *t = kp_tools_entry_begin(where);
+  if (!t) return NULL;
   kp_error err;
   err.message[0] = 0;
   kp_status s = kp_tuning_bridge_declare_optimization_goal(context_id, type_id, type, &err);
-  if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;
+  if (kp_tools_entry_end(t, where, 0, s, &err) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
-static PyObject *kp_tuning_get_new_context_id(PyObject *mod, PyObject *unused) {
-  return PyLong_FromSize_t(kp_tuning_bridge_new_context_id());
-}
-static PyObject *kp_tuning_get_current_context_id(PyObject *mod, PyObject *unused) {
-  return PyLong_FromSize_t(kp_tuning_bridge_current_context_id());
-}
-static PyObject *kp_tuning_get_new_variable_id(PyObject *mod, PyObject *unused) {
-  return PyLong_FromSize_t(kp_tuning_bridge_new_variable_id());
-}
-static PyObject *kp_tuning_have_tuning_tool(PyObject *mod, PyObject *unused) {
-  return PyBool_FromLong(kp_tuning_bridge_have_tuning_tool());
-}
+/* The calls that only read a number Kokkos keeps. */
+#define KP_TUNING_GETTER(fname, TO_PY, bridge_fn) \
+  static PyObject *kp_tuning_##fname(PyObject *mod, PyObject *unused) { return TO_PY(bridge_fn()); }
+
+KP_TUNING_GETTER(get_new_context_id, PyLong_FromSize_t, kp_tuning_bridge_new_context_id)
+KP_TUNING_GETTER(get_current_context_id, PyLong_FromSize_t, kp_tuning_bridge_current_context_id)
+KP_TUNING_GETTER(get_new_variable_id, PyLong_FromSize_t, kp_tuning_bridge_new_variable_id)
+KP_TUNING_GETTER(have_tuning_tool, PyBool_FromLong, kp_tuning_bridge_have_tuning_tool)
 
 static PyMethodDef kp_tuning_methods[] = {
     {"declare_output_type", (PyCFunction)(void (*)(void))kp_tuning_declare_output_type, METH_FASTCALL,
@@ -1035,67 +987,86 @@ static PyObject *kp_tuning_make_tuple(PyObject *namedtuple, const char *name, co
   return result;
 }
 
+/* Kokkos' enumerations, the namedtuples and the types, each said once. */
+static const struct {
+  const char *name;
+  const char *const *members;
+  int count;
+} kp_tuning_enums[KP_ENUM_COUNT] = {
+    [KP_ENUM_VALUE_TYPE] = {"ValueType", kp_value_type_names, KP_TUNING_TYPE_COUNT},
+    [KP_ENUM_CATEGORY] = {"StatisticalCategory", kp_category_names, KP_TUNING_CATEGORY_COUNT},
+    [KP_ENUM_QUANTITY] = {"CandidateValueType", kp_quantity_names, KP_TUNING_QUANTITY_COUNT},
+    [KP_ENUM_OPTIMIZATION_TYPE] = {"OptimizationType", kp_goal_names, 2},
+};
+
+static const struct {
+  const char *name;
+  const char *fields;
+  int false_defaults; /* how many of the last fields default to False */
+} kp_tuning_tuples[KP_TUPLE_COUNT] = {
+    [KP_TUPLE_VALUE_RANGE] = {"ValueRange", "lower upper step open_lower open_upper", 2},
+    [KP_TUPLE_OPTIMIZATION_GOAL] = {"OptimizationGoal", "type_id goal", 0},
+};
+
+static PyType_Spec kp_tuning_specs[KP_TYPE_COUNT] = {
+    [KP_TYPE_VARIABLE_INFO] = KP_TOOLS_SPEC("VariableInfo", kp_variable_info,
+                                            Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_HAVE_GC, kp_variable_info_slots),
+    [KP_TYPE_VARIABLE_VALUE] = KP_TOOLS_SPEC("VariableValue", kp_variable_value,
+                                             Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_HAVE_GC, kp_variable_value_slots),
+};
+
+/* Adds obj (stolen; NULL: making it failed) to sub as name and keeps it in
+ * *slot (process-wide: the handlers need it); -1 with an exception. */
 static int kp_tuning_add_object(PyObject *sub, const char *name, PyObject *obj, PyObject **slot) {
   if (!obj) return -1;
   if (PyModule_AddObjectRef(sub, name, obj) < 0) {
     Py_DECREF(obj);
     return -1;
   }
-  Py_XSETREF(*slot, obj); /* process-wide: the handlers need it */
+  Py_XSETREF(*slot, obj);
   return 0;
 }
 
-int kp_tuning_add(PyObject *sub) {
-  PyObject *enum_mod = NULL, *collections = NULL, *int_enum = NULL, *namedtuple = NULL, *defaults = NULL;
-  int rc = -1;
-  if (!(enum_mod = PyImport_ImportModule("enum"))) goto done;
-  if (!(collections = PyImport_ImportModule("collections"))) goto done;
-  if (!(int_enum = PyObject_GetAttrString(enum_mod, "IntEnum"))) goto done;
-  if (!(namedtuple = PyObject_GetAttrString(collections, "namedtuple"))) goto done;
-  if (kp_tuning_add_object(sub, "ValueType",
-                           kp_tuning_make_enum(int_enum, "ValueType", kp_value_type_names, KP_TUNING_TYPE_COUNT),
-                           &kp_tuning_g.value_type) < 0)
-    goto done;
-  if (kp_tuning_add_object(
-          sub, "StatisticalCategory",
-          kp_tuning_make_enum(int_enum, "StatisticalCategory", kp_category_names, KP_TUNING_CATEGORY_COUNT),
-          &kp_tuning_g.category) < 0)
-    goto done;
-  if (kp_tuning_add_object(
-          sub, "CandidateValueType",
-          kp_tuning_make_enum(int_enum, "CandidateValueType", kp_quantity_names, KP_TUNING_QUANTITY_COUNT),
-          &kp_tuning_g.quantity) < 0)
-    goto done;
-  if (kp_tuning_add_object(sub, "OptimizationType", kp_tuning_make_enum(int_enum, "OptimizationType", kp_goal_names, 2),
-                           &kp_tuning_g.optimization_type) < 0)
-    goto done;
-  if (!(defaults = Py_BuildValue("(OO)", Py_False, Py_False))) goto done;
-  if (kp_tuning_add_object(
-          sub, "ValueRange",
-          kp_tuning_make_tuple(namedtuple, "ValueRange", "lower upper step open_lower open_upper", defaults),
-          &kp_tuning_g.value_range) < 0)
-    goto done;
-  if (kp_tuning_add_object(sub, "OptimizationGoal",
-                           kp_tuning_make_tuple(namedtuple, "OptimizationGoal", "type_id goal", NULL),
-                           &kp_tuning_g.optimization_goal) < 0)
-    goto done;
-  if (kp_tuning_add_object(sub, "VariableInfo", PyType_FromModuleAndSpec(sub, &kp_variable_info_spec, NULL),
-                           (PyObject **)&kp_tuning_g.variable_info_type) < 0)
-    goto done;
-  if (kp_tuning_add_object(sub, "VariableValue", PyType_FromModuleAndSpec(sub, &kp_variable_value_spec, NULL),
-                           (PyObject **)&kp_tuning_g.variable_value_type) < 0)
-    goto done;
-  if (PyModule_AddFunctions(sub, kp_tuning_methods) < 0) goto done;
-  if (PyModule_AddObjectRef(sub, "KOKKOS_ENABLE_TUNING", kp_tuning_bridge_kokkos_enable_tuning() ? Py_True : Py_False) <
-      0)
-    goto done;
-  kp_tuning_bridge_set_handlers(&kp_tuning_handler_table);
-  rc = 0;
-done:
+/* The enums and namedtuples of the rows above, added to sub; -1 on error. */
+static int kp_tuning_add_values(PyObject *sub) {
+  PyObject *enum_mod = PyImport_ImportModule("enum"), *collections = PyImport_ImportModule("collections");
+  PyObject *int_enum = enum_mod ? PyObject_GetAttrString(enum_mod, "IntEnum") : NULL;
+  PyObject *namedtuple = collections ? PyObject_GetAttrString(collections, "namedtuple") : NULL;
+  int rc = int_enum && namedtuple ? 0 : -1;
+  for (int i = 0; rc == 0 && i < KP_ENUM_COUNT; ++i)
+    rc = kp_tuning_add_object(
+        sub, kp_tuning_enums[i].name,
+        kp_tuning_make_enum(int_enum, kp_tuning_enums[i].name, kp_tuning_enums[i].members, kp_tuning_enums[i].count),
+        &kp_tuning_g.enums[i]);
+  for (int i = 0; rc == 0 && i < KP_TUPLE_COUNT; ++i) {
+    PyObject *defaults = NULL;
+    if (kp_tuning_tuples[i].false_defaults > 0) {
+      defaults = PyTuple_New(kp_tuning_tuples[i].false_defaults);
+      for (int d = 0; defaults && d < kp_tuning_tuples[i].false_defaults; ++d)
+        PyTuple_SET_ITEM(defaults, d, Py_NewRef(Py_False));
+      if (!defaults) rc = -1;
+    }
+    if (rc == 0)
+      rc = kp_tuning_add_object(
+          sub, kp_tuning_tuples[i].name,
+          kp_tuning_make_tuple(namedtuple, kp_tuning_tuples[i].name, kp_tuning_tuples[i].fields, defaults),
+          &kp_tuning_g.tuples[i]);
+    Py_XDECREF(defaults);
+  }
   Py_XDECREF(enum_mod);
   Py_XDECREF(collections);
   Py_XDECREF(int_enum);
   Py_XDECREF(namedtuple);
-  Py_XDECREF(defaults);
   return rc;
+}
+
+int kp_tuning_add(PyObject *sub) {
+  if (kp_tuning_add_values(sub) < 0) return -1;
+  if (kp_tools_add_types(sub, kp_tuning_specs, KP_TYPE_COUNT, kp_tuning_g.types) < 0) return -1;
+  if (PyModule_AddFunctions(sub, kp_tuning_methods) < 0) return -1;
+  if (PyModule_AddObjectRef(sub, "KOKKOS_ENABLE_TUNING", kp_tuning_bridge_kokkos_enable_tuning() ? Py_True : Py_False) <
+      0)
+    return -1;
+  kp_tuning_bridge_set_handlers(&kp_tuning_handler_table);
+  return 0;
 }

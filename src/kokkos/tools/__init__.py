@@ -25,11 +25,16 @@ Callbacks: each ``set_<event>_callback`` takes a callable or None (None
 removes it). Kokkos keeps one callback per event for the whole process: a
 Python callback replaces a tool library's for that event, and a tool library
 loaded at initialize replaces the Python callbacks set before it. Kokkos may
-call from any thread; the callback runs with the GIL held. An exception
-raised in a callback is reported through ``sys.unraisablehook`` and never
-reaches Kokkos. Callbacks that return an id (``begin_parallel_*``,
-``begin_fence``, ``create_profile_section``) may return an int or None (0);
-anything else is reported and Kokkos receives 0.
+call from any thread; the callback runs with the GIL held and may do what a
+Python program may (make and drop Views, call kokkos.tools, recurse: a chain
+of events too deep ends in one RecursionError). An exception raised in a
+callback is reported through ``sys.unraisablehook`` and never reaches Kokkos,
+but a KeyboardInterrupt or SystemExit is raised in the program as soon as the
+Kokkos call that ran the callback returns. Callbacks that return an id
+(``begin_parallel_*``, ``begin_fence``, ``create_profile_section``) may
+return an int or None (0); anything else is reported and Kokkos receives 0.
+Every name given to Kokkos is a str without NUL characters or lone
+surrogates (ValueError otherwise), as View labels are.
 
 Tuning (Kokkos::Tools::Experimental): a Python callable can be the tuner,
 and Python code can ask the tuner that is set::
