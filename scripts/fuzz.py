@@ -12,19 +12,20 @@ that replays them.
 
   python scripts/fuzz.py                          # every family, 2000 inputs each, -j 2
   python scripts/fuzz.py --families dlpack,index --count 50000 --seed 7 -j 2
-  python scripts/fuzz.py --python build/sanitize/venv/bin/python    # the ASan+UBSan build
-  python scripts/fuzz.py --families threads --python build/tsan/python --sanitizer thread   # ThreadSanitizer
+  python scripts/fuzz.py --python build/suite/system-address/venv/bin/python    # the ASan+UBSan build
+  python scripts/fuzz.py --families threads --python build/suite/system-thread/venv/bin/python --sanitizer thread
   python scripts/fuzz.py --replay dlpack:7:1234   # one input, in this process's child
   kill -TERM <pid>                                  # ends a long run early: the summary counts what ran
 
-Under the sanitizer build (scripts/sanitize.sh makes build/sanitize/venv;
-its bin/python preloads the runtimes) the children get that script's
+Under the sanitizer build (scripts/suite.py --sanitize address makes
+build/suite/system-address/venv; its bin/python preloads the runtimes) the
+children get that script's
 ASAN_OPTIONS and UBSAN_OPTIONS with halt_on_error and abort_on_error, so an
 ASan or UBSan report ends the child with SIGABRT, and reports go to the
 child's stderr (not to files) where this script finds them. Leak checks are
 off here (the sanitizer test run has them). Under a ThreadSanitizer build
 (KOKKOS_PYTHON_SANITIZE=thread, its runtime preloaded by the interpreter
-given as --python; --sanitizer thread, or a path with "tsan" in it) the
+given as --python; --sanitizer thread, or a path with "-thread/" in it) the
 children get TSAN_OPTIONS with halt_on_error and the suppressions of
 tests/sanitizer/tsan.supp (reports that come from the uninstrumented
 interpreter), so the first race report ends the child.
@@ -368,9 +369,10 @@ def parse(argv):
         ap.error(f"unknown families {bad}; known: {', '.join(fuzz.FAMILIES)}")
     marked = os.environ.get("KOKKOS_PYTHON_SANITIZED")
     if cfg.sanitizer == "auto":
-        if "tsan" in cfg.python or marked == "thread":
+        # (scripts/suite.py's sanitizer environments: build/suite/NAME-thread, NAME-address)
+        if "tsan" in cfg.python or "-thread/" in cfg.python or marked == "thread":
             cfg.sanitized = "thread"
-        elif "sanitize" in cfg.python or marked == "1":
+        elif "sanitize" in cfg.python or "-address/" in cfg.python or marked == "1":
             cfg.sanitized = "address"
         else:
             cfg.sanitized = False

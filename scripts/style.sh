@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 py=${PYTHON:-$root/.venv/bin/python}
 fmt=${CLANG_FORMAT:-$(dirname "$py")/clang-format}
-python_files=(tests bench examples src/kokkos)
+python_files=(tests bench examples scripts src/kokkos)
 mapfile -t c_files < <(git ls-files -- '*.c' '*.h' '*.cpp' '*.hpp' 2>/dev/null ||
   find src include tests bench examples -name '*.[ch]' -o -name '*.[ch]pp')
 if [ ! -x "$fmt" ] || ! "$py" -c 'import ruff, mypy' 2>/dev/null; then

@@ -32,6 +32,7 @@ Kokkos (--kokkos):
 Examples:
   python3 scripts/suite.py                          # what make test runs
   python3 scripts/suite.py --sanitize address       # ASan+UBSan, leak checks
+  python3 scripts/suite.py --sanitize thread        # ThreadSanitizer over the threads and callback tests
   python3 scripts/suite.py --sanitize memcheck      # Valgrind over a subset (apt-get install valgrind)
   python3 scripts/suite.py --python 3.12 --core     # the core test files on 3.12
   python3 scripts/suite.py --kokkos sid             # Kokkos 5.2.2 in a sid root
@@ -92,6 +93,36 @@ SANITIZERS = {
         # (test_internal_kokkos.py builds Kokkos and wheels and runs no core
         # code the rest of the suite does not run)
         "tests": (["tests"], ["--ignore=tests/test_internal_kokkos.py"]),
+        "sanitized": "1",
+    },
+    # ThreadSanitizer over what runs Kokkos from several threads: the
+    # threads, first-use, callback, finalize-order, Tools and label tests and
+    # the concurrency campaign's batch. Its one report from outside the
+    # package (glibc freeing a finished thread's TLS) is suppressed.
+    "thread": {
+        "runtimes": ["libtsan.so"],
+        "define": "thread",
+        "env": {
+            "TSAN_OPTIONS": "halt_on_error=0:second_deadlock_stack=1:suppressions={root}/tests/sanitizer/tsan.supp"
+            ":log_path={logs}/tsan",
+        },
+        "tests": (
+            [
+                "tests/test_threads.py",
+                "tests/test_first_use.py",
+                "tests/test_callback_rules.py",
+                "tests/test_finalize_order.py",
+                "tests/test_callback_reentry.py",
+                "tests/test_tools.py",
+                "tests/test_tools_tuning.py",
+                "tests/test_tools_cxx.py",
+                "tests/test_runtime.py",
+                "tests/test_labels.py",
+                "tests/test_fuzz.py",
+            ],
+            [],
+        ),
+        "sanitized": "thread",
     },
     # Valgrind's memcheck sees what ASan cannot: invalid reads, writes and
     # frees in uninstrumented code (Kokkos, NumPy's loops over View memory).
@@ -100,12 +131,25 @@ SANITIZERS = {
     # rest). Tens of times slower than a plain run: a subset, in this process
     # (subprocess scenarios would run outside Valgrind), by hand.
     "memcheck": {
-        "wrap": ["valgrind", "--tool=memcheck", "--error-exitcode=99", "--leak-check=no", "--undef-value-errors=no",
-                 "--num-callers=30", "--suppressions={root}/tests/sanitizer/valgrind.supp"],
+        "wrap": [
+            "valgrind",
+            "--tool=memcheck",
+            "--error-exitcode=99",
+            "--leak-check=no",
+            "--undef-value-errors=no",
+            "--num-callers=30",
+            "--suppressions={root}/tests/sanitizer/valgrind.supp",
+        ],
         "env": {"PYTHONMALLOC": "malloc", "HYPOTHESIS_PROFILE": "kokkos-ci"},
         "tests": (
-            ["tests/test_views.py", "tests/test_indexing.py", "tests/test_copy.py", "tests/test_numpy.py",
-             "tests/test_hostile.py", "tests/test_properties.py"],
+            [
+                "tests/test_views.py",
+                "tests/test_indexing.py",
+                "tests/test_copy.py",
+                "tests/test_numpy.py",
+                "tests/test_hostile.py",
+                "tests/test_properties.py",
+            ],
             ["-k", "not subprocess and not finalize and not callback and not sanitizer and not million"],
         ),
     },
@@ -118,15 +162,29 @@ def say(name: str, text: str) -> None:
 
 def parse() -> tuple[argparse.Namespace, list[str]]:
     p = argparse.ArgumentParser(
-        description=__doc__, epilog="Unknown arguments go to pytest.", formatter_class=argparse.RawDescriptionHelpFormatter
+        description=__doc__,
+        epilog="Unknown arguments go to pytest.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--kokkos", action="append", help="system (default), PREFIX, own[:SOURCE], sid, debs:DIR, "
-                   "wheel:FILE; given more than once, one run each and a table of them at the end")
+    p.add_argument(
+        "--kokkos",
+        action="append",
+        help="system (default), PREFIX, own[:SOURCE], sid, debs:DIR, "
+        "wheel:FILE; given more than once, one run each and a table of them at the end",
+    )
     p.add_argument("--python", help="the interpreter (a path, or a version such as 3.12); default python3")
-    p.add_argument("--sanitize", choices=sorted(SANITIZERS), help="ASan+UBSan (a build of its own), or Valgrind's memcheck")
-    p.add_argument("--part", default="all", help="all, cuda (the cuda-marked tests), rest, rest:I/N (the I-th of N shares)")
+    p.add_argument(
+        "--sanitize",
+        choices=sorted(SANITIZERS),
+        help="ASan+UBSan or TSan (a build of its own each), or Valgrind's memcheck",
+    )
+    p.add_argument(
+        "--part", default="all", help="all, cuda (the cuda-marked tests), rest, rest:I/N (the I-th of N shares)"
+    )
     p.add_argument("--core", action="store_true", help="only the core test files (CPython-version-dependent code)")
-    p.add_argument("-n", "--workers", type=int, default=os.cpu_count() or 2, help="pytest-xdist workers (default: cores)")
+    p.add_argument(
+        "-n", "--workers", type=int, default=os.cpu_count() or 2, help="pytest-xdist workers (default: cores)"
+    )
     p.add_argument("--bench", action="store_true", help="after the cuda part: bench/bench_cuda.py")
     p.add_argument("--offline", action="store_true", help="no PyPI, no apt: use the interpreter's own packages")
     p.add_argument("--limit", type=int, help="a time limit in seconds for pytest as a whole")
@@ -202,16 +260,38 @@ def in_sid_root(args: argparse.Namespace, rest: list[str]) -> int:
         bind(str(ROOT), "/src")
         git = ROOT / ".git"
         if git.is_file():  # a worktree: its repository's folder, at the same path inside
-            common = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=ROOT,
-                                    capture_output=True, text=True).stdout.strip()
+            common = subprocess.run(
+                ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
             if common:
                 bind(common, common)
-        inner = ["python3", "/src/scripts/suite.py", "--kokkos", "system", "--venv", SID_VENV, "--name", args.name or "sid",
-                 "-n", str(args.workers)]
+        inner = [
+            "python3",
+            "/src/scripts/suite.py",
+            "--kokkos",
+            "system",
+            "--venv",
+            SID_VENV,
+            "--name",
+            args.name or "sid",
+            "-n",
+            str(args.workers),
+        ]
         inner += [f"--limit={args.limit}"] if args.limit else []
         inner += ["--core"] if args.core else []
-        env = ["env", "-i", "HOME=/root", "LC_ALL=C.UTF-8", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"]
-        env += [f"{k}={v}" for k, v in os.environ.items() if k.startswith(("KOKKOS_PYTHON_", "PIP_INDEX", "HTTP", "http"))]
+        env = [
+            "env",
+            "-i",
+            "HOME=/root",
+            "LC_ALL=C.UTF-8",
+            "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        ]
+        env += [
+            f"{k}={v}" for k, v in os.environ.items() if k.startswith(("KOKKOS_PYTHON_", "PIP_INDEX", "HTTP", "http"))
+        ]
         return subprocess.run(["chroot", str(root), *env, *inner, *rest]).returncode
     finally:
         for where in reversed(mounted):
@@ -249,15 +329,22 @@ def make_environment(args, name: str, python: str, venv: Path, out: Path, defaul
             sys.exit(f"suite: {prefix} is not a Kokkos install prefix (no include/KokkosCore_config.h)")
         env["Kokkos_ROOT"] = str(prefix.resolve())
     if args.sanitize and "define" in SANITIZERS[args.sanitize]:
-        build_args += ["-Ccmake.build-type=RelWithDebInfo",
-                       f"-Ccmake.define.KOKKOS_PYTHON_SANITIZE={SANITIZERS[args.sanitize]['define']}"]
+        build_args += [
+            "-Ccmake.build-type=RelWithDebInfo",
+            f"-Ccmake.define.KOKKOS_PYTHON_SANITIZE={SANITIZERS[args.sanitize]['define']}",
+        ]
     # What the leg installs: the core files and the sanitizer run need pytest
     # and the build only; the default run PyTorch's CPU build (on disk where
     # make test runs) and the style tools too.
     groups = "test" if args.core or args.sanitize else "test test-optional" + (" torch style" if default else "")
-    setup_env = dict(env, PYTHON=python, VENV=str(venv), DEPS=groups,
-                     BUILD_DIR=str(ROOT / "build/setup") if default else str(out / "build"),
-                     KOKKOS_PYTHON_BUILD_ARGS=" ".join(build_args))
+    setup_env = dict(
+        env,
+        PYTHON=python,
+        VENV=str(venv),
+        DEPS=groups,
+        BUILD_DIR=str(ROOT / "build/setup") if default else str(out / "build"),
+        KOKKOS_PYTHON_BUILD_ARGS=" ".join(build_args),
+    )
     if args.offline:
         setup_env["OFFLINE"] = "1"
     if not args.no_setup:
@@ -268,8 +355,18 @@ def make_environment(args, name: str, python: str, venv: Path, out: Path, defaul
             print((out / "setup.log").read_text()[-4000:])
             sys.exit(f"suite[{name}]: setup failed (log: {out / 'setup.log'})")
         if kind == "wheel":
-            pip = [str(venv / "bin/python3"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                   "--no-deps", "--no-index", "--force-reinstall", str(Path(value).resolve())]
+            pip = [
+                str(venv / "bin/python3"),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--no-index",
+                "--force-reinstall",
+                str(Path(value).resolve()),
+            ]
             if sh(pip, out / "wheel.log") != 0:
                 sys.exit(f"suite[{name}]: the wheel did not install (log: {out / 'wheel.log'})")
         say(name, f"environment ready in {time.time() - t0:.0f} s ({venv})")
@@ -305,16 +402,24 @@ def sanitizer_environment(which: str, venv: Path, out: Path) -> dict:
         f'LD_PRELOAD="{" ".join(libs)}${{LD_PRELOAD:+ $LD_PRELOAD}}" exec -a "$0" "{venv}/bin/python3" "$@"\n'
     )
     wrapper.chmod(0o755)
-    site = subprocess.run([str(venv / "bin/python3"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(venv / "bin/python3"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     shutil.copy(ROOT / "tests/sanitizer/kokkos_sanitize_site.py", site)
     Path(site, "kokkos_sanitize_site.pth").write_text("import kokkos_sanitize_site\n")
     logs = out / "reports"
     shutil.rmtree(logs, ignore_errors=True)
     logs.mkdir(parents=True)
     env = {k: v.format(logs=logs, root=ROOT) for k, v in spec["env"].items()}
-    env.update(PYTHONMALLOC="malloc", KOKKOS_PYTHON_SANITIZED="1", KOKKOS_SANITIZE_NOTES=str(logs / "notes.txt"),
-               OPENBLAS_NUM_THREADS="1")  # idle BLAS threads would sit in every process at the leak check
+    env.update(
+        PYTHONMALLOC="malloc",
+        KOKKOS_PYTHON_SANITIZED=spec["sanitized"],
+        KOKKOS_SANITIZE_NOTES=str(logs / "notes.txt"),
+        OPENBLAS_NUM_THREADS="1",
+    )  # idle BLAS threads would sit in every process at the leak check
     return env
 
 
@@ -394,8 +499,9 @@ def run_pytest(args, name: str, python: str, env: dict, out: Path, targets: list
     say(name, " ".join(shlex.quote(c) for c in cmd[len(wrap) + 1 :]))
     t0 = time.time()
     with open(log, "w") as f:
-        proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+        )
         # --limit: the whole process group (pytest and its workers) ends there.
         timer = threading.Timer(args.limit or 0, os.killpg, (proc.pid, signal.SIGKILL)) if args.limit else None
         if timer:
@@ -427,10 +533,13 @@ def summary(name: str, out: Path, rc: int, sanitize: str | None) -> int:
     if sanitize and "runtimes" in SANITIZERS[sanitize]:
         reports = out / "reports"
         bad = sorted(
-            p for p in reports.glob("*.*")
+            p
+            for p in reports.glob("*.*")
             if p.name not in ("notes.txt",)
-            and re.search(r"(Sanitizer|ERROR): |runtime error: |Sanitizer has encountered a fatal error",
-                          p.read_text(errors="replace"))
+            and re.search(
+                r"(Sanitizer|ERROR): |runtime error: |Sanitizer has encountered a fatal error",
+                p.read_text(errors="replace"),
+            )
         )
         for p in bad:
             print(f"---- {p}\n{p.read_text(errors='replace')[:20000]}")

@@ -22,11 +22,6 @@ RUN_LOG = ROOT / "docs" / "runs.md"
 DATE = re.compile(r"(?<![\w-])(?:19|20)\d\d-[01]\d-[0-3]\d(?![\w])")
 RUN_LOG_LINK = re.compile(r"\((?:[\w./]*/)?runs\.md#[^)\s]*\)")
 
-# Guides whose dated run records have not yet moved to docs/runs.md: the only
-# exceptions, to be emptied. Such a guide's test is an expected failure while
-# it still holds a dated line, and fails once it holds none (then take it off).
-DATED_RECORDS_NOT_YET_MOVED = ("docs/hardening.md",)
-
 # What marks a block as one for a GPU: a CUDA memory space, or a CUDA tensor.
 CUDA_WORDS = ("kokkos.CudaSpace", "kokkos.CudaUVMSpace", "kokkos.CudaHostPinnedSpace", 'device="cuda"')
 
@@ -99,9 +94,6 @@ def test_no_guide_holds_a_dated_run_record(path):
     name = path.relative_to(ROOT).as_posix()
     found = dated_lines(path.read_text(encoding="utf-8"))
     where = "\n".join(f"{name}:{n}: {line.strip()}" for n, line in found)
-    if name in DATED_RECORDS_NOT_YET_MOVED:
-        assert found, f"{name} holds no dated line any more: take it off DATED_RECORDS_NOT_YET_MOVED"
-        pytest.xfail(f"{len(found)} dated lines not yet moved to docs/runs.md:\n{where}")
     assert not found, f"dated run records belong in docs/runs.md (the guide says what holds now):\n{where}"
 
 
