@@ -131,8 +131,17 @@ class Program:
         if got.shape != ref.shape or got.dtype != ref.dtype or not np.array_equal(got, ref):
             raise AssertionError(f"{what}: the View holds {got!r}, NumPy {ref!r}")
 
+    # The operations on a View this thread made (with none yet, one is made).
+    ON_A_VIEW = frozenset(("fill", "index", "slice", "copy", "from_numpy", "mirror", "pickle", "dlpack", "buffer"))
+
     def run(self, op):
-        getattr(self, "op_" + op["op"])(op)
+        name = op["op"]
+        if name not in self.ON_A_VIEW:
+            return getattr(self, "op_" + name)(op)
+        v, ref = self.pick(op["pick"])
+        if v is None:
+            return self.op_make(op)
+        return getattr(self, "op_" + name)(op, v, ref)
 
     def op_make(self, op):
         layout = kokkos.LayoutLeft if op["layout"] == "left" else kokkos.LayoutRight
@@ -141,18 +150,12 @@ class Program:
         self.check("a new View", v, ref)
         self.views.append((v, ref))
 
-    def op_fill(self, op):
-        v, ref = self.pick(op["pick"])
-        if v is None:
-            return self.op_make(op)
+    def op_fill(self, op, v, ref):
         kokkos.deep_copy(v, op["value"] % 7)
         ref[...] = op["value"] % 7
         self.check("deep_copy(view, scalar)", v, ref)
 
-    def op_index(self, op):
-        v, ref = self.pick(op["pick"])
-        if v is None:
-            return self.op_make(op)
+    def op_index(self, op, v, ref):
         idx = tuple(int(op["pick2"] * n) for n in ref.shape)
         v[idx] = op["value"] % 5
         ref[idx] = op["value"] % 5
@@ -160,39 +163,27 @@ class Program:
         if got != ref[idx]:
             raise AssertionError(f"view[{idx}] is {got!r}, NumPy {ref[idx]!r}")
 
-    def op_slice(self, op):
-        v, ref = self.pick(op["pick"])
-        if v is None:
-            return self.op_make(op)
+    def op_slice(self, op, v, ref):
         n = ref.shape[0]
         a = int(op["pick2"] * n)
         s, sref = v[a:], ref[a:]
         self.check("a slice", s, sref)
         self.views.append((s, sref))  # shares its parent's memory, as sref shares ref's
 
-    def op_copy(self, op):
-        v, ref = self.pick(op["pick"])
-        if v is None:
-            return self.op_make(op)
+    def op_copy(self, op, v, ref):
         layout = kokkos.LayoutLeft if op["layout"] == "left" else kokkos.LayoutRight
         dst = kokkos.View(list(ref.shape), getattr(kokkos, str(ref.dtype)), layout=layout, label="copy")
         kokkos.deep_copy(dst, v)
         self.check("deep_copy(view, view)", dst, ref)
         self.views.append((dst, ref.copy()))
 
-    def op_from_numpy(self, op):
-        v, ref = self.pick(op["pick"])
-        if v is None:
-            return self.op_make(op)
+    def op_from_numpy(self, op, v, ref):
         src = (np.arange(ref.size).reshape(ref.shape) * (op["value"] or 1) % 11).astype(ref.dtype)
         kokkos.deep_copy(v, src)
         ref[...] = src
         self.check("deep_copy(view, ndarray)", v, ref)
 
-    def op_mirror(self, op):
-        v, ref = self.pick(op["pick"])
-        if v is None:
-            return self.op_make(op)
+    def op_mirror(self, op, v, ref):
         if op["value"] % 2:
             m = kokkos.create_mirror_view(v)  # a host View: the same memory
             self.views.append((m, ref))
@@ -201,18 +192,12 @@ class Program:
             self.views.append((m, ref.copy()))
         self.check("a mirror", m, ref)
 
-    def op_pickle(self, op):
-        v, ref = self.pick(op["pick"])
-        if v is None:
-            return self.op_make(op)
+    def op_pickle(self, op, v, ref):
         w = pickle.loads(pickle.dumps(v))
         self.check("an unpickled View", w, ref)
         self.views.append((w, ref.copy()))
 
-    def op_dlpack(self, op):
-        v, ref = self.pick(op["pick"])
-        if v is None:
-            return self.op_make(op)
+    def op_dlpack(self, op, v, ref):
         a = np.from_dlpack(v)
         if not np.array_equal(a, ref):
             raise AssertionError(f"numpy.from_dlpack(view) is {a!r}, NumPy {ref!r}")
@@ -221,10 +206,7 @@ class Program:
             ref[...] = op["value"] % 3
             self.check("a write through DLPack", v, ref)
 
-    def op_buffer(self, op):
-        v, ref = self.pick(op["pick"])
-        if v is None:
-            return self.op_make(op)
+    def op_buffer(self, op, v, ref):
         with memoryview(v) as m:
             a = np.asarray(m)
             if not np.array_equal(a, ref):
@@ -241,7 +223,7 @@ class Program:
 
     def op_region(self, op):
         with kt.region(f"thread {self.index}"):
-            self.op_fill(op)
+            self.run(dict(op, op="fill"))
 
     def op_tools(self, op):
         getattr(kt, f"set_{op['event']}_callback")(self.log.callback(op["action"]))
