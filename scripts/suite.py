@@ -90,9 +90,9 @@ SANITIZERS = {
             "LSAN_OPTIONS": "suppressions={root}/tests/sanitizer/lsan.supp:print_suppressions=0:leak_check_at_exit=0",
             "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1:log_path={logs}/ubsan",
         },
-        # (test_internal_kokkos.py builds Kokkos and wheels and runs no core
-        # code the rest of the suite does not run)
-        "tests": (["tests"], ["--ignore=tests/test_internal_kokkos.py"]),
+        # (test_internal_kokkos.py and test_recipes.py build Kokkos, wheels and
+        # fresh environments of the ordinary build: they run no sanitized code)
+        "tests": (["tests"], ["--ignore=tests/test_internal_kokkos.py", "--ignore=tests/test_recipes.py"]),
         "sanitized": "1",
     },
     # ThreadSanitizer over what runs Kokkos from several threads: the
