@@ -59,6 +59,7 @@ SANITIZER_MARKS = (
     "runtime error:",
     "Sanitizer has encountered",
     "WARNING: ThreadSanitizer",
+    "ERROR: ThreadSanitizer",
     "FATAL: ThreadSanitizer",
 )
 ASAN = (
@@ -67,7 +68,7 @@ ASAN = (
     "quarantine_size_mb=16:handle_segv=1"
 )
 UBSAN = "print_stacktrace=1:halt_on_error=1:abort_on_error=1"
-TSAN = f"halt_on_error=1:second_deadlock_stack=1:suppressions={TESTS / 'sanitizer' / 'tsan.supp'}"
+TSAN = f"halt_on_error=1:allocator_may_return_null=1:second_deadlock_stack=1:suppressions={TESTS / 'sanitizer' / 'tsan.supp'}"
 
 
 def child_env(sanitized):

@@ -103,7 +103,8 @@ SANITIZERS = {
         "runtimes": ["libtsan.so"],
         "define": "thread",
         "env": {
-            "TSAN_OPTIONS": "halt_on_error=0:second_deadlock_stack=1:suppressions={root}/tests/sanitizer/tsan.supp"
+            "TSAN_OPTIONS": "halt_on_error=0:allocator_may_return_null=1:second_deadlock_stack=1"
+            ":suppressions={root}/tests/sanitizer/tsan.supp"
             ":log_path={logs}/tsan",
         },
         "tests": (

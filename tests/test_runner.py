@@ -119,7 +119,7 @@ def test_dependencies_are_listed_once_in_pyproject():
     assert res.returncode == 0, res.stderr
     names = {re.split(r"[<>=!]", r)[0] for r in res.stdout.split()}
     assert {"pytest-xdist", "pytest-timeout", "mypy", "auditwheel", "torch"} <= names
-    for path in [*(ROOT / "scripts").iterdir(), ROOT / ".ci" / "run", ROOT / "Makefile"]:
+    for path in [*(p for p in (ROOT / "scripts").iterdir() if p.is_file()), ROOT / ".ci" / "run", ROOT / "Makefile"]:
         for number, line in enumerate(path.read_text().splitlines(), 1):
             if "pip" in line and "install" in line:
                 spelled = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", line)]
