@@ -40,11 +40,14 @@ def names_event(report, event):
 # ---- make and drop Views, raise, recurse
 
 
-def deallocation_chain():
+def deallocation_chain(recursion_limit=None):
     """A deallocate_data callback that returns a fresh View for the first
     20,000 events: each returned View, dropped, raises the next event inside
-    the same C call. The chain stops at Python's recursion limit with one
+    the same C call. The chain stops at Python's recursion limit (and never
+    past 1,000 levels, however high the limit is set) with one
     RecursionError, reported; the program goes on."""
+    if recursion_limit:
+        sys.setrecursionlimit(int(recursion_limit))
     seen = reported()
     calls = [0]
 

@@ -17,6 +17,26 @@ static inline int kp_is_finalizing(void) {
 #endif
 }
 
+/* 1 on the thread Python started in (the one signal handlers run on).
+ * CPython 3.13 keeps _PyOS_IsMainThread internal; _thread tells the main
+ * thread's ident there. Not a hot path: only an interrupt kept by a
+ * callback asks. Leaves the thread's exception state as it was. */
+static inline int kp_is_main_thread(void) {
+#if PY_VERSION_HEX >= 0x030D0000
+  PyObject *exc = PyErr_GetRaisedException();
+  PyObject *mod = PyImport_ImportModule("_thread");
+  PyObject *ident = mod ? PyObject_CallMethod(mod, "_get_main_thread_ident", NULL) : NULL;
+  unsigned long main_ident = ident ? PyLong_AsUnsignedLong(ident) : 0;
+  Py_XDECREF(ident);
+  Py_XDECREF(mod);
+  PyErr_Clear();
+  PyErr_SetRaisedException(exc);
+  return main_ident != 0 && main_ident == PyThread_get_thread_ident();
+#else
+  return _PyOS_IsMainThread();
+#endif
+}
+
 /* Looks up an optional attribute: 1 and a new reference in *out if present,
  * 0 and *out = NULL if absent, -1 with an exception on other errors. */
 static inline int kp_get_optional_attr(PyObject *obj, PyObject *name, PyObject **out) {

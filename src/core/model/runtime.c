@@ -226,7 +226,7 @@ int kp_interrupt_keep(kp_interrupt_state *t) {
  * not an object). */
 void kp_interrupt_arm(kp_interrupt_state *t) {
   if (!t->kept || t->entries > 0) return;
-  if (_PyOS_IsMainThread()) {
+  if (kp_is_main_thread()) {
     if (!t->armed && Py_AddPendingCall(kp_interrupt_pending, NULL) == 0) t->armed = 1;
     return;
   }

@@ -357,10 +357,28 @@ typedef struct kp_tools_thread {
   PyObject *recursion; /* strong */
   PyObject *recursion_fn;
   int recursion_event;
+  int depth; /* callbacks of this thread running, one inside the other */
 } kp_tools_thread;
 
 static _Thread_local kp_tools_thread t_tools;
 static atomic_int kp_tools_deferred = 0;
+
+/* How deep callbacks may nest in one thread: Python's recursion limit, and
+ * never past KP_TOOLS_DEPTH_MAX. From CPython 3.12 on, Py_EnterRecursiveCall
+ * counts C calls against a limit of its own, several thousand, more than
+ * the C stack holds of these levels (each is a Kokkos call, the bridge and
+ * a Python call); the cap keeps a chain's end a RecursionError on every
+ * version, whatever sys.setrecursionlimit was given. */
+enum { KP_TOOLS_DEPTH_MAX = 1000 };
+
+static int kp_tools_too_deep(void) {
+  int limit = Py_GetRecursionLimit();
+  if (limit > KP_TOOLS_DEPTH_MAX) limit = KP_TOOLS_DEPTH_MAX;
+  if (t_tools.depth < limit) return 0;
+  PyErr_Format(PyExc_RecursionError, "maximum recursion depth exceeded in a Kokkos Tools callback (%d nested)",
+               t_tools.depth);
+  return 1;
+}
 
 static void kp_tools_write_unraisable(int event, PyObject *fn) {
   char what[96];
@@ -388,13 +406,14 @@ int kp_tools_enter(int event, kp_tools_call *c) {
   Py_INCREF(c->fn);
   c->event = event;
   c->saved = kp_fetch_exception();
-  if (Py_EnterRecursiveCall(" in a Kokkos Tools callback")) {
+  if (kp_tools_too_deep() || Py_EnterRecursiveCall(" in a Kokkos Tools callback")) {
     kp_tools_report(c);
     Py_DECREF(c->fn);
     kp_restore_exception(c->saved);
     PyGILState_Release(c->gil);
     return 0;
   }
+  ++t_tools.depth;
   c->outer = kp_callback_enter(kp_tools_events[event].name);
   c->interrupt = kp_interrupt_here();
   c->entries = kp_interrupt_callback_enter(c->interrupt);
@@ -405,6 +424,7 @@ void kp_tools_leave(kp_tools_call *c) {
   kp_callback_leave(c->outer);
   Py_DECREF(c->fn);
   Py_LeaveRecursiveCall();
+  --t_tools.depth;
   if (!c->outer && atomic_load(&kp_tools_deferred) > 0 && t_tools.recursion) { /* the outermost callback */
     PyObject *fn = t_tools.recursion_fn;
     kp_restore_exception(t_tools.recursion);
