@@ -31,7 +31,8 @@ def reported():
 
 def names_event(report, event):
     """Whether an unraisable report names the event (in its message on
-    3.13+, in a note on 3.11 and 3.12, or as the callable's own name)."""
+    3.10 and 3.13+, in a note on 3.11 and 3.12, or as the callable's own
+    name)."""
     exc, msg, obj = report
     notes = " ".join(getattr(exc, "__notes__", []))
     return event in f"{msg} {notes} {getattr(obj, '__name__', '')}"

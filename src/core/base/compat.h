@@ -116,9 +116,8 @@ static inline void kp_restore_exception(PyObject *exc) {
 static inline void kp_write_unraisable(const char *what, PyObject *obj) {
 #if PY_VERSION_HEX >= 0x030D0000
   PyErr_FormatUnraisable("Exception ignored in %s %R (called by Kokkos)", what, obj);
-#else
+#elif PY_VERSION_HEX >= 0x030B0000
   PyObject *exc = kp_fetch_exception();
-#if PY_VERSION_HEX >= 0x030B0000
   if (exc) {
     PyObject *note = PyUnicode_FromFormat("raised in %s (called by Kokkos)", what);
     PyObject *res = note ? PyObject_CallMethod(exc, "add_note", "O", note) : NULL;
@@ -126,9 +125,13 @@ static inline void kp_write_unraisable(const char *what, PyObject *obj) {
     Py_XDECREF(note);
     PyErr_Clear();
   }
-#endif
   kp_restore_exception(exc);
   PyErr_WriteUnraisable(obj);
+#else
+  /* 3.10: exceptions have no notes; the hook's message names the code */
+  char msg[160];
+  PyOS_snprintf(msg, sizeof msg, "in %s (called by Kokkos)", what);
+  _PyErr_WriteUnraisableMsg(msg, obj);
 #endif
 }
 
