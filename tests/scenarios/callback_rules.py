@@ -365,6 +365,116 @@ def views_while_another_thread_finalizes():
     print("done")
 
 
+# ---- removing callbacks while Kokkos runs
+
+
+def callbacks_removed_inside_kokkos():
+    """Kokkos tests a Tools slot, fences (raising the fence events: Kokkos 4
+    and 5) and calls through the slot read again: a begin_fence callback
+    that removes the region callbacks in between must not leave Kokkos
+    calling an empty slot. The same remover runs from begin_deep_copy (every
+    Kokkos raises it). No removed callback runs after its removal; once the
+    Kokkos call returns, Kokkos' table is empty."""
+    kokkos.initialize()
+    calls = []
+    kt.set_push_region_callback(lambda name: calls.append("push"))
+    kt.set_pop_region_callback(lambda: calls.append("pop"))
+
+    def remove(*args):
+        calls.append("removed")
+        for event in ("push_region", "pop_region", "begin_fence", "begin_deep_copy"):
+            kt.set_callback(event, None)
+
+    kt.set_begin_fence_callback(remove)
+    kt.set_begin_deep_copy_callback(remove)
+    for _ in range(3):
+        kt.push_region("removed")
+        kt.pop_region()
+    v = kokkos.View((100,), label="target")
+    kokkos.deep_copy(v, kokkos.View((100,), label="source"))
+    assert calls.count("removed") == 1, calls
+    assert "push" not in calls[calls.index("removed") :] and "pop" not in calls[calls.index("removed") :], calls
+    assert not any(kt.get_callbacks().values()), kt.get_callbacks()
+    assert not kt.profile_library_loaded()
+    assert all(kt._t._slot(i)[0] == 0 for i in range(len(kt.EVENTS))), "a slot still holds the trampoline"
+    print("done")
+
+
+def tools_paused_inside_kokkos():
+    """pause_tools() from a begin_fence callback (raised between Kokkos' test
+    of the push_region slot and its call through it) or a begin_deep_copy
+    one: no callback runs from then on, Kokkos' table is empty once the call
+    returns, and resume_tools() brings every callback back."""
+    kokkos.initialize()
+    calls = []
+    kt.set_push_region_callback(lambda name: calls.append("push"))
+
+    def pause(*args):
+        calls.append("paused")
+        kt.pause_tools()
+        assert kt.tools_paused()
+
+    kt.set_begin_fence_callback(pause)
+    kt.set_begin_deep_copy_callback(pause)
+    for _ in range(3):
+        kt.push_region("paused")
+        kt.pop_region()
+    kokkos.deep_copy(kokkos.View((10,), label="target"), 1.0)
+    assert calls.count("paused") == 1 and "push" not in calls[calls.index("paused") :], calls
+    assert kt.tools_paused() and not kt.profile_library_loaded()
+    assert all(kt._t._slot(i)[0] == 0 for i in range(len(kt.EVENTS))), "a slot is still set while paused"
+    kt.resume_tools()
+    assert not kt.tools_paused() and kt.profile_library_loaded()
+    kt.set_begin_fence_callback(None)
+    kt.set_begin_deep_copy_callback(None)
+    calls.clear()
+    kt.push_region("resumed")
+    kt.pop_region()
+    assert calls == ["push"], calls
+    print("done")
+
+
+def callbacks_removed_while_threads_use_kokkos(seconds):
+    """Threads push and pop regions, fence and make Views (Kokkos runs
+    without the GIL) while another sets and removes the callbacks of those
+    events as fast as it can: never a call through an emptied slot. When
+    all stop, a removed callback is gone from Kokkos' table."""
+    kokkos.initialize()
+    sys.setswitchinterval(1e-5)
+    events = ("push_region", "pop_region", "begin_fence", "end_fence", "allocate_data", "deallocate_data")
+    stop = threading.Event()
+    seen = []
+
+    def use(i):
+        while not stop.is_set():
+            with kt.region(f"worker {i}"):
+                kokkos.fence()
+                v = kokkos.View((64,), label=f"w{i}")
+                kokkos.deep_copy(v, float(i))
+                assert float(np.asarray(v)[63]) == float(i)
+
+    def toggle():
+        n = 0
+        while not stop.is_set():
+            event = events[n % len(events)]
+            kt.set_callback(event, (lambda *a, e=event: seen.append(e)) if (n // len(events)) % 2 == 0 else None)
+            n += 1
+
+    threads = [threading.Thread(target=use, args=(i,)) for i in range(3)] + [threading.Thread(target=toggle)]
+    for t in threads:
+        t.start()
+    time.sleep(float(seconds))
+    stop.set()
+    for t in threads:
+        t.join(60)
+        assert not t.is_alive(), "a thread hangs"
+    kt.clear_callbacks()
+    assert seen, "no callback ran"
+    assert not kt.profile_library_loaded()
+    print("events", len(seen))
+    print("done")
+
+
 # ---- the original package's self-test
 
 
@@ -440,6 +550,9 @@ CASES = {
         system_exit_thread,
         interrupted_finalize_wait,
         views_while_another_thread_finalizes,
+        callbacks_removed_inside_kokkos,
+        tools_paused_inside_kokkos,
+        callbacks_removed_while_threads_use_kokkos,
         self_test_reentered,
         self_test_threads,
     )

@@ -185,6 +185,18 @@ PyObject *kp_py_host_blocks_release(PyObject *module, PyObject *unused);
  * (after it, the bridge call says Kokkos has been finalized). */
 int kp_work_begin(const char *where);
 void kp_work_end(void);
+/* Kokkos' own initialize or finalize runs (1) or has ended (0) without
+ * the GIL while a Tools callback is set (runtime.c); not work that finalize
+ * waits for, but Tools slots are in use meanwhile (kp_work_idle). */
+void kp_work_lifecycle(int running);
+/* 1 when no thread is inside counted Kokkos work or a Tools callback: no
+ * thread is between Kokkos' test of a Tools slot and its call through it,
+ * so a slot may be emptied (tools.c). With the GIL. */
+int kp_work_idle(void);
+/* hook() runs (with the GIL, nothing else of Python touched) each time the
+ * last counted Kokkos call of any thread ends and no thread is inside a
+ * callback: tools.c empties the slots it had to leave set. One hook. */
+void kp_work_on_idle(void (*hook)(void));
 /* 1 when another thread is finalizing Kokkos (waiting for the work in
  * flight, the GIL given up): a finalize() now has nothing to do. */
 int kp_work_finalizing_elsewhere(void);

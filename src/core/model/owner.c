@@ -130,6 +130,8 @@ typedef struct kp_thread_work {
 static _Thread_local kp_thread_work t_self;
 static kp_thread_work *kp_busy_threads;
 static unsigned long kp_work_finalizer; /* the thread finalizing; 0 before Kokkos' finalize starts */
+static void (*kp_work_idle_hook)(void); /* kp_work_on_idle */
+static int kp_lifecycle_running;        /* Kokkos' initialize or finalize without the GIL (kp_work_lifecycle) */
 
 static void thread_update(void) {
   kp_thread_work *t = &t_self;
@@ -166,10 +168,24 @@ int kp_work_begin(const char *where) {
   return 0;
 }
 
+int kp_work_idle(void) { return kp_busy_threads == NULL && kp_lifecycle_running == 0; }
+
+static void work_maybe_idle(void) {
+  if (kp_work_idle_hook && kp_work_idle()) kp_work_idle_hook();
+}
+
 void kp_work_end(void) {
   --t_self.work;
   thread_update();
+  work_maybe_idle();
 }
+
+void kp_work_lifecycle(int running) {
+  kp_lifecycle_running += running ? 1 : -1;
+  work_maybe_idle();
+}
+
+void kp_work_on_idle(void (*hook)(void)) { kp_work_idle_hook = hook; }
 
 const char *kp_callback_enter(const char *event) {
   const char *outer = t_self.callback;

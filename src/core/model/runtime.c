@@ -63,9 +63,11 @@ static PyThread_type_lock kp_initialize_lock = NULL;
 static kp_status kp_run_lifecycle(kp_status (*call)(void *), void *arg) {
   if (!kp_bridge_tools_watching()) return call(arg);
   kp_status s;
+  kp_work_lifecycle(1); /* Kokkos tests and calls Tools slots in there: none may be emptied meanwhile */
   Py_BEGIN_ALLOW_THREADS
   s = call(arg);
   Py_END_ALLOW_THREADS
+  kp_work_lifecycle(0);
   return s;
 }
 

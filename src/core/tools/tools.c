@@ -115,8 +115,18 @@ enum {
 
 static struct {
   PyObject *callables[KP_TOOLS_EVENT_COUNT]; /* strong references or NULL */
+  /* Slots whose callback went while a thread was inside Kokkos: they hold
+   * the trampoline, which finds no callable and returns, until no thread is
+   * (kp_tools_settle). */
+  unsigned char unhook_pending[KP_TOOLS_EVENT_COUNT];
+  int any_unhook_pending;
+  /* pause_tools() while a thread was inside Kokkos: no Python callback runs
+   * from then on; Kokkos' own pause waits for the same moment. */
+  int pause_pending;
   PyTypeObject *types[KP_TOOLS_TYPE_COUNT];
 } kp_tools_g;
+
+static void kp_tools_settle(void);
 
 /* ---- DeviceInfo -------------------------------------------------------------- */
 
@@ -399,7 +409,7 @@ int kp_tools_enter(int event, kp_tools_call *c) {
   if (!kp_python_alive()) return 0;
   c->gil = PyGILState_Ensure();
   c->fn = kp_tools_g.callables[event];
-  if (!c->fn) {
+  if (!c->fn || kp_tools_g.pause_pending) {
     PyGILState_Release(c->gil);
     return 0;
   }
@@ -941,6 +951,7 @@ static PyObject *kp_tools_declare_metadata(PyObject *mod, PyObject *const *args,
 }
 
 static PyObject *kp_tools_profile_library_loaded(PyObject *mod, PyObject *unused) {
+  kp_tools_settle();
   return PyBool_FromLong(kp_tools_bridge_profile_library_loaded());
 }
 
@@ -990,7 +1001,13 @@ static PyObject *kp_tools_py_warn_unloaded(PyObject *mod, PyObject *const *args,
   Py_RETURN_NONE;
 }
 
+/* Kokkos' pause_tools empties every slot at once: while a thread is inside
+ * Kokkos that waits (kp_tools_settle), and Python callbacks stop now. */
 static PyObject *kp_tools_pause(PyObject *mod, PyObject *unused) {
+  if (!kp_work_idle() && !kp_tools_bridge_paused()) {
+    kp_tools_g.pause_pending = 1;
+    Py_RETURN_NONE;
+  }
   kp_error err;
   err.message[0] = 0;
   kp_status s = kp_tools_bridge_pause(&err);
@@ -999,6 +1016,10 @@ static PyObject *kp_tools_pause(PyObject *mod, PyObject *unused) {
 }
 
 static PyObject *kp_tools_resume(PyObject *mod, PyObject *unused) {
+  if (kp_tools_g.pause_pending) { /* Kokkos never paused */
+    kp_tools_g.pause_pending = 0;
+    Py_RETURN_NONE;
+  }
   kp_error err;
   err.message[0] = 0;
   kp_status s = kp_tools_bridge_resume(&err);
@@ -1006,7 +1027,9 @@ static PyObject *kp_tools_resume(PyObject *mod, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-static PyObject *kp_tools_paused(PyObject *mod, PyObject *unused) { return PyBool_FromLong(kp_tools_bridge_paused()); }
+static PyObject *kp_tools_paused(PyObject *mod, PyObject *unused) {
+  return PyBool_FromLong(kp_tools_g.pause_pending || kp_tools_bridge_paused());
+}
 
 static PyObject *kp_tools_make_space_handle(PyObject *mod, PyObject *name) {
   const char *s = kp_kokkos_text(name, "kokkos.tools.make_space_handle()", "name");
@@ -1017,6 +1040,53 @@ static PyObject *kp_tools_make_space_handle(PyObject *mod, PyObject *name) {
 }
 
 /* ---- callbacks ------------------------------------------------------------------------------ */
+
+/* ---- emptying slots -------------------------------------------------------------------------- */
+
+/* Kokkos tests a Tools slot, may fence (which raises the fence events, so
+ * Python callbacks run) and then calls through the slot, read again: a slot
+ * emptied in between is a call through NULL. Between the test and the call
+ * a thread is inside counted Kokkos work, inside a callback, or in Kokkos'
+ * initialize or finalize, all known to the model layer; Python code can
+ * only empty a slot from a callback or while another thread is in one of
+ * these (it holds the GIL otherwise). So a slot is emptied only while no
+ * thread is (kp_work_idle); until then it holds the trampoline, which finds
+ * no callable and returns (a tool library's function is replaced by it at
+ * once), and the model layer calls kp_tools_settle when the last thread
+ * leaves. pause_tools(), which empties every slot, waits the same way. Kokkos called from C++ threads the package does
+ * not see (a module's own std::thread running kernels while Python removes a callback) is outside this: Kokkos' table
+ * is not safe for that. */
+static void kp_tools_settle(void) {
+  if (!kp_work_idle()) return;
+  if (kp_tools_g.pause_pending) {
+    kp_error err;
+    err.message[0] = 0;
+    if (kp_tools_bridge_pause(&err) == KP_OK) kp_tools_g.pause_pending = 0; /* else tried again next time */
+  }
+  if (!kp_tools_g.any_unhook_pending) return;
+  kp_tools_g.any_unhook_pending = 0;
+  for (int e = 0; e < KP_TOOLS_EVENT_COUNT; ++e) {
+    if (!kp_tools_g.unhook_pending[e]) continue;
+    kp_error err;
+    err.message[0] = 0;
+    if (kp_tools_g.callables[e] || kp_tools_bridge_set_callback(e, 0, &err) == KP_OK)
+      kp_tools_g.unhook_pending[e] = 0;
+    else
+      kp_tools_g.any_unhook_pending = 1; /* tried again at the next settling */
+  }
+}
+
+/* Empties event's slot now when no thread is inside Kokkos, else leaves the
+ * trampoline in it (above). */
+static kp_status kp_tools_unhook(int event, kp_error *err) {
+  if (kp_work_idle()) {
+    kp_tools_g.unhook_pending[event] = 0;
+    return kp_tools_bridge_set_callback(event, 0, err);
+  }
+  kp_status s = kp_tools_bridge_set_callback(event, 1, err);
+  if (s == KP_OK) kp_tools_g.unhook_pending[event] = kp_tools_g.any_unhook_pending = 1;
+  return s;
+}
 
 /* _set_callback(event, fn): fn a callable or None (removes it). */
 static PyObject *kp_tools_set_callback(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
@@ -1047,10 +1117,11 @@ static PyObject *kp_tools_set_callback(PyObject *mod, PyObject *const *args, Py_
   if (fn == Py_None) {
     /* Unhook first, then drop the callable: a handler that already entered
      * finds NULL under the GIL and returns. */
-    s = kp_tools_bridge_set_callback(event, 0, &err);
+    s = kp_tools_unhook(event, &err);
     if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;
     kp_tools_g.callables[event] = NULL;
   } else {
+    kp_tools_g.unhook_pending[event] = 0;
     kp_tools_g.callables[event] = Py_NewRef(fn);
     s = kp_tools_bridge_set_callback(event, 1, &err);
     if (s != KP_OK) {
@@ -1060,6 +1131,7 @@ static PyObject *kp_tools_set_callback(PyObject *mod, PyObject *const *args, Py_
     }
   }
   Py_XDECREF(old);
+  kp_tools_settle();
   Py_RETURN_NONE;
 }
 
@@ -1076,6 +1148,7 @@ static PyObject *kp_tools_get_callback(PyObject *mod, PyObject *arg) {
 static PyObject *kp_tools_py_slot(PyObject *mod, PyObject *arg) {
   int event = kp_tools_event_arg(arg, "_slot()");
   if (event < 0) return NULL;
+  kp_tools_settle();
   kp_tools_slot_info info;
   kp_tools_bridge_slot(event, &info);
   PyObject *lib = PyUnicode_DecodeFSDefault(info.library);
@@ -1179,6 +1252,7 @@ PyObject *kp_tools_add(PyObject *module) {
   Py_DECREF(version);
   if (rc < 0) goto fail;
   kp_tools_bridge_set_handlers(&kp_tools_handler_table);
+  kp_work_on_idle(kp_tools_settle);
   if (PyModule_AddObjectRef(module, "_tools", sub) < 0) goto fail;
   Py_DECREF(sub); /* module holds it */
   return sub;
