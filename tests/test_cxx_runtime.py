@@ -332,6 +332,12 @@ def test_a_static_cxx_runtime_stays_inside_a_cmake_built_user_library():
         if exported is None:
             pytest.skip(f"this compiler linked libstdc++.so into {library.name} despite {STATIC_RUNTIME}")
         assert exported == [], f"{library.name} exports the C++ runtime it carries: {exported[:8]}"
+    if os.environ.get("KOKKOS_PYTHON_SANITIZED") == "1":
+        # ASan replaces the allocation functions of the whole process; a C++
+        # runtime linked into a library frees with its own copy what ASan's
+        # operator new allocated (alloc-dealloc-mismatch). Not a setup ASan
+        # supports: the ordinary build runs the example.
+        return
     res = succeeded(
         run_python(
             "import numpy, runpy, sys; sys.argv = ['ex-numpy.py']; "
