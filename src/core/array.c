@@ -307,6 +307,7 @@ static PyObject *copy_to_allocation(kp_state *st, const kp_view *src, PyObject *
   spec.traits = traits & ~(unsigned)KP_TRAIT_UNMANAGED;
   spec.dynamic = dynamic;
   spec.zero = 0;
+  spec.label_checked = !label; /* the default labels are the package's own */
   if (!label && !(label = default_label(st, dynamic, spec.dtype, spec.rank, spec.layout, spec.space))) return NULL;
   kp_view *out = kp_view_allocate(st, &spec, label);
   if (out && kp_deep_copy(st, out, from, where) < 0) Py_CLEAR(out);
@@ -458,6 +459,7 @@ static PyObject *array_impl(PyObject *module, const kp_signature *sig, int force
     return NULL;
   }
   kp_view_spec spec = {0};
+  spec.label_checked = 1; /* a label given was checked above, naming where; the default ones are the package's */
   spec.dynamic = dynamic;
   spec.zero = 1;
   spec.traits = (unsigned)traits;

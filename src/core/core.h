@@ -152,6 +152,7 @@ typedef struct kp_state {
    * (pickling.c); NULL until then. */
   PyObject *reducer;
   PyObject *empty_str;                   /* "": the label of a View made without one */
+  PyObject *label_passed;                /* the exact str that last passed the label door (view.c) */
   PyObject *kw[KP_KW_COUNT];             /* interned keyword names (args.c) */
   PyObject *dl[KP_DL_CONST_COUNT];       /* the exchange protocols' names and constants (import.c) */
   PyObject *enum_types[KP_FAMILY_COUNT]; /* the enumeration classes, once registered */

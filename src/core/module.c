@@ -313,6 +313,7 @@ static int kp_module_traverse(PyObject *module, visitproc visit, void *arg) {
   Py_VISIT(st->trait_enum);
   Py_VISIT(st->reducer);
   Py_VISIT(st->empty_str);
+  Py_VISIT(st->label_passed);
   for (int f = 0; f < KP_FAMILY_COUNT; ++f) Py_VISIT(st->enum_types[f]);
   for (int i = 0; i < KP_DL_CONST_COUNT; ++i) Py_VISIT(st->dl[i]);
   Py_VISIT(st->view_classes);
@@ -334,6 +335,7 @@ static int kp_module_clear(PyObject *module) {
   Py_CLEAR(st->trait_enum);
   Py_CLEAR(st->reducer);
   Py_CLEAR(st->empty_str);
+  Py_CLEAR(st->label_passed);
   for (int f = 0; f < KP_FAMILY_COUNT; ++f) Py_CLEAR(st->enum_types[f]);
   for (int i = 0; i < KP_DL_CONST_COUNT; ++i) Py_CLEAR(st->dl[i]);
   kp_args_clear(st);

@@ -435,6 +435,7 @@ static int copy_through_temporary(kp_view *dst, kp_view *src, const char *where)
   spec.space = src->space;
   spec.layout = kp_view_is_f_contiguous(dst) && !kp_view_is_c_contiguous(dst) ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT;
   spec.zero = 0;
+  spec.label_checked = 1;
   PyObject *label = PyUnicode_FromString(staging_label);
   if (!label) return -1;
   kp_view *tmp = kp_view_allocate(st, &spec, label);
@@ -640,6 +641,7 @@ static PyObject *make_mirror(kp_view *self, int space, int copy, const char *whe
   spec.traits = self->traits & ~(unsigned)KP_TRAIT_UNMANAGED;
   spec.dynamic = PyObject_TypeCheck((PyObject *)self, st->dyn_rank_view_type);
   spec.zero = !copy;
+  spec.label_checked = 1; /* self's label passed the door when self was made */
   PyObject *label = PyUnicode_FromFormat("%U_mirror", self->label);
   if (!label) return NULL;
   kp_view *m = kp_view_allocate(st, &spec, label);
@@ -688,6 +690,7 @@ kp_view *kp_view_copy_to_space(kp_state *st, kp_view *src, int space, PyObject *
   spec.space = space;
   spec.layout = (kp_view_is_f_contiguous(src) && !kp_view_is_c_contiguous(src)) ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT;
   spec.zero = 0;
+  spec.label_checked = !label; /* src's own label passed the door */
   kp_view *dst = kp_view_allocate(st, &spec, label ? label : src->label);
   if (!dst) return NULL;
   if (kp_copy_views(dst, src, where) < 0) {

@@ -32,6 +32,21 @@ int kp_runtime_add(PyObject *module);
  * Kokkos and its tools see all of it. Its UTF-8 (owned by obj), or NULL
  * with TypeError / ValueError naming where and what. */
 const char *kp_kokkos_text(PyObject *obj, const char *where, const char *what);
+/* Whether the n bytes at s hold a NUL: a short text (a label, a name) is
+ * read eight bytes at a time in place (a word holds a zero byte exactly
+ * when (w - 0x01..01) & ~w & 0x80..80 is not 0), a long one by memchr. */
+static inline int kp_has_nul(const char *s, size_t n) {
+  if (n > 32) return memchr(s, 0, n) != NULL;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    if ((w - UINT64_C(0x0101010101010101)) & ~w & UINT64_C(0x8080808080808080)) return 1;
+  }
+  for (; i < n; ++i)
+    if (!s[i]) return 1;
+  return 0;
+}
 
 /* KeyboardInterrupt and SystemExit raised by Python that Kokkos runs (a
  * Tools callback) reach the program: each thread keeps the first one and
@@ -136,7 +151,9 @@ extern PyType_Spec kp_owner_spec;
 
 /* New reference to an Allocation of bytes in space (zeroed unless
  * !zero), or NULL with an exception. Kokkos must be initialized (the caller
- * applies kp_runtime_ensure), so owner.c never calls up to runtime.c. */
+ * applies kp_runtime_ensure), so owner.c never calls up to runtime.c. A
+ * KeyboardInterrupt or SystemExit raised by a Tools callback of the
+ * allocation is raised here (NULL), the memory given back. */
 kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t bytes, int zero);
 /* New reference to an Allocation that keeps exporter alive (and releases
  * buffer, when given, at the end; the Py_buffer is moved in). */
@@ -305,6 +322,7 @@ typedef struct kp_view_spec {
   int dynamic;
   int zero;           /* zero-fill (Kokkos' default); 0 = WithoutInitializing */
   PyTypeObject *type; /* a Python subclass to instantiate; NULL: View or DynRankView (dynamic) */
+  int label_checked;  /* the label is made from one that passed the label door, or is the package's own */
 } kp_view_spec;
 
 /* New View with fresh memory; NULL with exception. */

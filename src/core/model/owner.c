@@ -363,16 +363,22 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
   /* A small host block is kept for reuse when no Tools library watches
    * allocations (host_blocks.c); while one does, each goes through Kokkos. */
   int reusable = space == KP_SPACE_HOST && bytes <= KP_HOST_BLOCK_MAX && !kp_bridge_tools_watching();
+  /* Set while Kokkos allocates: what its Tools callbacks raise to end the
+   * program (KeyboardInterrupt, SystemExit) is raised below, the memory
+   * given back. A block kept for reuse calls no Kokkos. */
+  kp_interrupt_state *t = NULL;
   if (reusable && (p = kp_host_block_take(bytes)) != NULL) {
     if (zero) memset(p, 0, bytes);
   } else if (space == KP_SPACE_HOST && bytes < ((size_t)1 << 16)) {
     /* small host allocations: taking the GIL back costs more than they do */
+    t = kp_interrupt_enter();
     s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
   } else {
     /* work in flight until the owner is registered, so that a finalize
      * waiting for it releases this memory too */
     if (kp_work_begin("kokkos.View") < 0) return NULL;
     in_flight = 1;
+    t = kp_interrupt_enter();
     Py_BEGIN_ALLOW_THREADS
     s = kp_bridge_allocate(space, clabel, bytes, zero, &p, &err);
     Py_END_ALLOW_THREADS
@@ -380,7 +386,7 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
   kp_owner *o = NULL;
   if (s != KP_OK) {
     kp_raise_bridge(s, &err, "kokkos.View");
-  } else if (kp_bridge_is_finalized()) {
+  } else if (t && kp_bridge_is_finalized()) {
     /* The application's Kokkos::finalize ran inside a Tools callback of this
      * allocation: Kokkos cannot free the memory any more; it is left. */
 #if defined(__GNUC__)
@@ -402,6 +408,10 @@ kp_owner *kp_owner_allocate(kp_state *st, int space, PyObject *label, size_t byt
      * the GC never tracks it. */
   }
   if (in_flight) kp_work_end();
+  if (t && kp_interrupt_exit(t, o ? 0 : -1) < 0) {
+    Py_XDECREF(o);
+    return NULL;
+  }
   return o;
 }
 

@@ -259,7 +259,7 @@ const char *kp_kokkos_text(PyObject *obj, const char *where, const char *what) {
   /* an exact str of ASCII characters is its own UTF-8 */
   if (PyUnicode_CheckExact(obj) && PyUnicode_IS_COMPACT_ASCII(obj)) {
     const char *s = (const char *)PyUnicode_DATA(obj);
-    if (!memchr(s, 0, (size_t)PyUnicode_GET_LENGTH(obj))) return s;
+    if (!kp_has_nul(s, (size_t)PyUnicode_GET_LENGTH(obj))) return s;
   }
   if (!PyUnicode_Check(obj)) {
     PyErr_Format(PyExc_TypeError, "%s: %s must be a str, got %.100s", where, what, Py_TYPE(obj)->tp_name);

@@ -200,13 +200,18 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
 
 /* The label rule (kp_kokkos_text) at the door every View goes through:
  * kp_view_allocate before Kokkos sees the label, kp_view_wrap_as for the
- * others. The empty label, and ASCII ones without NUL, pass in place. */
+ * others. The empty label, and ASCII ones without NUL, pass in place. A
+ * str cannot change, so the last exact str that passed is kept and passes
+ * again on sight (a loop's label, kokkos.array's cached default labels);
+ * a subclass is never kept (dropping it could run its __del__ here). */
 static int view_label_door(kp_state *st, PyObject *label) {
-  if (!label || label == st->empty_str) return 0;
-  if (PyUnicode_Check(label) && PyUnicode_IS_ASCII(label) &&
-      !memchr(PyUnicode_DATA(label), 0, (size_t)PyUnicode_GET_LENGTH(label)))
-    return 0;
-  return kp_kokkos_text(label, "kokkos", "a View's label") ? 0 : -1;
+  if (!label || label == st->empty_str || label == st->label_passed) return 0;
+  if (!(PyUnicode_Check(label) && PyUnicode_IS_ASCII(label) &&
+        !kp_has_nul((const char *)PyUnicode_DATA(label), (size_t)PyUnicode_GET_LENGTH(label))) &&
+      !kp_kokkos_text(label, "kokkos", "a View's label"))
+    return -1;
+  if (PyUnicode_CheckExact(label)) Py_XSETREF(st->label_passed, Py_NewRef(label));
+  return 0;
 }
 
 kp_view *kp_view_wrap_as(kp_state *st, PyTypeObject *type, kp_owner *owner, char *data, int rank,
@@ -262,7 +267,7 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
   size_t bytes;
   if (kp_space_check_available(spec->space, where) < 0) return NULL;
   if (kp_checked_bytes(spec->rank, spec->shape, kp_dtypes[spec->dtype].itemsize, &bytes, where) < 0) return NULL;
-  if (view_label_door(st, label) < 0) return NULL;
+  if (!spec->label_checked && view_label_door(st, label) < 0) return NULL;
   /* The auto-initialization rule, empty Views included. */
   if (kp_runtime_ensure() < 0) return NULL;
   kp_owner *owner = NULL;
@@ -277,14 +282,8 @@ kp_view *kp_view_allocate(kp_state *st, const kp_view_spec *spec, PyObject *labe
                    where);
       return NULL;
     }
-    /* what the allocation's Tools callbacks raise to end the program
-     * (KeyboardInterrupt, SystemExit) is raised here, the View dropped */
-    kp_interrupt_state *t = kp_interrupt_enter();
     owner = kp_owner_allocate(st, spec->space, label, bytes, spec->zero);
-    if (kp_interrupt_exit(t, owner ? 0 : -1) < 0) {
-      Py_XDECREF(owner);
-      return NULL;
-    }
+    if (!owner) return NULL;
   }
   Py_ssize_t strides[KP_MAX_RANK];
   kp_contiguous_strides(spec->rank, spec->shape, spec->layout == KP_LAYOUT_LEFT ? KP_LAYOUT_LEFT : KP_LAYOUT_RIGHT,
