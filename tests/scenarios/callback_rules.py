@@ -170,7 +170,10 @@ def caught(call, where):
 def keyboard_interrupt_main():
     """In the main thread, a KeyboardInterrupt raised by a callback reaches
     the program when the Kokkos call that ran the callback returns: the
-    object itself, from every kind of call. Nothing is reported."""
+    object itself, from every kind of call. Nothing else is reported but the
+    later ones of an event a call raises more than once (Kokkos 4's fence
+    with two execution spaces raises begin_fence for each): the first
+    reaches the program, the others go to sys.unraisablehook."""
     seen = reported()
     kokkos.initialize()
     cases = [
@@ -186,7 +189,7 @@ def keyboard_interrupt_main():
         ("declare_output_type", lambda: kt.declare_output_type("o", kt.VariableInfo(int, "ordinal", [1, 2]))),
         ("begin_context", lambda: kt.begin_context(kt.get_new_context_id())),
     ]
-    tested = []
+    tested, repeated = [], {}
     for event, call in cases:
         setter = getattr(kt, f"set_{event}_callback")
         fired = []
@@ -196,8 +199,13 @@ def keyboard_interrupt_main():
             setter(raiser(event))
             caught(call, event)
             tested.append(event)
+            if len(fired) > 1:
+                repeated[event] = len(fired) - 1
         setter(None)
     assert len(tested) >= len(cases) - 1, tested
+    later = [e.args[0] for e, _, _ in seen if isinstance(e, Stop)]
+    assert len(later) == len(seen) and sorted(later) == sorted(e for e, n in repeated.items() for _ in range(n)), seen
+    seen.clear()
     # a callback set while a View lives: its deallocation cannot raise, so
     # the interrupt comes at the main thread's next check (the next call)
     kt.set_deallocate_data_callback(lambda *a: None)
