@@ -383,6 +383,8 @@ def make_environment(args, name: str, python: str, venv: Path, out: Path, defaul
         say(name, f"environment ready in {time.time() - t0:.0f} s ({venv})")
     env["PYTHONUNBUFFERED"] = "1"
     env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"  # JAX would take most of a GPU's memory
+    # tests that build a wheel of the checkout (test_recipes.py) build it as this run's package
+    env["KOKKOS_PYTHON_BUILD_ARGS"] = " ".join(build_args)
     env.pop("PYTHONPATH", None)
     if args.sanitize and "runtimes" in SANITIZERS[args.sanitize]:
         env.update(sanitizer_environment(args.sanitize, venv, out))

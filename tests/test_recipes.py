@@ -12,6 +12,8 @@ its Python 3.11 (docs/building.md says which other versions were run by hand).
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import re
 import shutil
@@ -71,16 +73,25 @@ def test_the_document_has_the_recipes():
 
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory):
-    """A wheel of this checkout (built incrementally in build/recipes-pyX.Y)."""
+    """A wheel of this checkout, built as the suite's run built the package
+    (scripts/suite.py's KOKKOS_PYTHON_BUILD_ARGS: the package's own Kokkos,
+    for one), incrementally in build/recipes-pyX.Y[-<those options>]."""
     out = tmp_path_factory.mktemp("wheel")
-    r = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out)]
-        + [f"-Cbuild-dir=build/recipes-py{sys.version_info[0]}.{sys.version_info[1]}", str(ROOT)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    options = os.environ.get("KOKKOS_PYTHON_BUILD_ARGS", "").split()
+    tag = hashlib.sha1(" ".join(options).encode()).hexdigest()[:8] if options else ""
+    build_dir = f"build/recipes-py{sys.version_info[0]}.{sys.version_info[1]}" + (f"-{tag}" if tag else "")
+    (ROOT / "build").mkdir(exist_ok=True)
+    # one build at a time in that folder: the suite's workers each ask for the wheel
+    with open(ROOT / f"{build_dir}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        r = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out)]
+            + [f"-Cbuild-dir={build_dir}", *options, str(ROOT)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
     assert r.returncode == 0, r.stdout + r.stderr
     (found,) = out.glob("pykokkos_base-*.whl")
     return found
