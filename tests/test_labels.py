@@ -130,3 +130,32 @@ def test_initialize_argv_follows_the_rule():
         print("done")
     """
     succeeded(run_python(code), "done", clean=True)
+
+
+@pytest.mark.parametrize("length", [1, 7, 8, 9, 16, 31, 32, 33, 40])
+def test_a_nul_anywhere_in_a_label_is_refused(length):
+    """Labels are scanned for NUL a word at a time (up to 32 characters) or
+    by memchr: a NUL at every position of every length is found."""
+    for at in range(length):
+        label = "x" * at + "\x00" + "y" * (length - at - 1)
+        with pytest.raises(ValueError, match="NUL"):
+            kokkos.View((2,), label=label)
+
+
+def test_the_label_that_last_passed_lets_no_other_through():
+    """The last label that passed is remembered (a loop's label passes on
+    sight): a bad label after it, or a str subclass, is still read."""
+
+    class Text(str):
+        pass
+
+    good = "".join(["lab", "el"])  # a str made at run time, not a constant
+    for _ in range(3):
+        assert kokkos.View((2,), label=good).label == good
+    for bad in ("lab\x00el", Text("lab\x00el")):
+        with pytest.raises(ValueError, match="NUL"):
+            kokkos.View((2,), label=bad)
+    ok = Text("label")
+    assert kokkos.View((2,), label=ok).label == "label"
+    with pytest.raises(ValueError, match="NUL"):
+        kokkos.View((2,), label=Text("x\x00"))

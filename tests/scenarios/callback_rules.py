@@ -439,6 +439,22 @@ def tools_paused_inside_kokkos():
     kt.push_region("resumed")
     kt.pop_region()
     assert calls == ["push"], calls
+
+    # paused and resumed inside one Kokkos call: Kokkos never pauses, and
+    # the callbacks go on
+    def pause_and_resume(*args):
+        kt.pause_tools()
+        assert kt.tools_paused()
+        kt.resume_tools()
+        assert not kt.tools_paused()
+
+    kt.set_begin_deep_copy_callback(pause_and_resume)
+    kokkos.deep_copy(kokkos.View((10,), label="target"), 1.0)
+    assert not kt.tools_paused() and kt.profile_library_loaded()
+    calls.clear()
+    kt.push_region("still")
+    assert calls == ["push"], calls
+    kt.pop_region()
     print("done")
 
 

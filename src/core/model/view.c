@@ -206,10 +206,9 @@ kp_view *kp_view_wrap(kp_state *st, PyTypeObject *type, kp_owner *owner, char *d
  * a subclass is never kept (dropping it could run its __del__ here). */
 static int view_label_door(kp_state *st, PyObject *label) {
   if (!label || label == st->empty_str || label == st->label_passed) return 0;
-  if (!(PyUnicode_Check(label) && PyUnicode_IS_ASCII(label) &&
-        !kp_has_nul((const char *)PyUnicode_DATA(label), (size_t)PyUnicode_GET_LENGTH(label))) &&
-      !kp_kokkos_text(label, "kokkos", "a View's label"))
-    return -1;
+  int plain = PyUnicode_Check(label) && PyUnicode_IS_ASCII(label) &&
+              !kp_has_nul((const char *)PyUnicode_DATA(label), (size_t)PyUnicode_GET_LENGTH(label));
+  if (!plain && !kp_kokkos_text(label, "kokkos", "a View's label")) return -1;
   if (PyUnicode_CheckExact(label)) Py_XSETREF(st->label_passed, Py_NewRef(label));
   return 0;
 }

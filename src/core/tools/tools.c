@@ -115,16 +115,17 @@ enum {
 
 static struct {
   PyObject *callables[KP_TOOLS_EVENT_COUNT]; /* strong references or NULL */
-  /* Slots whose callback went while a thread was inside Kokkos: they hold
-   * the trampoline, which finds no callable and returns, until no thread is
-   * (kp_tools_settle). */
-  unsigned char unhook_pending[KP_TOOLS_EVENT_COUNT];
-  int any_unhook_pending;
+  /* Slots whose callback went while a thread was inside Kokkos, a bit per
+   * event: they hold the trampoline, which finds no callable and returns,
+   * until no thread is (kp_tools_settle). */
+  uint64_t unhook_pending;
   /* pause_tools() while a thread was inside Kokkos: no Python callback runs
    * from then on; Kokkos' own pause waits for the same moment. */
   int pause_pending;
   PyTypeObject *types[KP_TOOLS_TYPE_COUNT];
 } kp_tools_g;
+
+_Static_assert(KP_TOOLS_EVENT_COUNT <= 64, "unhook_pending has a bit per event");
 
 static void kp_tools_settle(void);
 
@@ -1039,8 +1040,6 @@ static PyObject *kp_tools_make_space_handle(PyObject *mod, PyObject *name) {
   return kp_space_handle_from(&h);
 }
 
-/* ---- callbacks ------------------------------------------------------------------------------ */
-
 /* ---- emptying slots -------------------------------------------------------------------------- */
 
 /* Kokkos tests a Tools slot, may fence (which raises the fence events, so
@@ -1053,9 +1052,10 @@ static PyObject *kp_tools_make_space_handle(PyObject *mod, PyObject *name) {
  * thread is (kp_work_idle); until then it holds the trampoline, which finds
  * no callable and returns (a tool library's function is replaced by it at
  * once), and the model layer calls kp_tools_settle when the last thread
- * leaves. pause_tools(), which empties every slot, waits the same way. Kokkos called from C++ threads the package does
- * not see (a module's own std::thread running kernels while Python removes a callback) is outside this: Kokkos' table
- * is not safe for that. */
+ * leaves. pause_tools(), which empties every slot, waits the same way.
+ * Kokkos called from C++ threads the package does not see (a module's own
+ * std::thread running kernels while Python removes a callback) is outside
+ * this: Kokkos' table has no lock for that. */
 static void kp_tools_settle(void) {
   if (!kp_work_idle()) return;
   if (kp_tools_g.pause_pending) {
@@ -1063,30 +1063,31 @@ static void kp_tools_settle(void) {
     err.message[0] = 0;
     if (kp_tools_bridge_pause(&err) == KP_OK) kp_tools_g.pause_pending = 0; /* else tried again next time */
   }
-  if (!kp_tools_g.any_unhook_pending) return;
-  kp_tools_g.any_unhook_pending = 0;
-  for (int e = 0; e < KP_TOOLS_EVENT_COUNT; ++e) {
-    if (!kp_tools_g.unhook_pending[e]) continue;
+  for (int e = 0; kp_tools_g.unhook_pending && e < KP_TOOLS_EVENT_COUNT; ++e) {
+    const uint64_t bit = UINT64_C(1) << e;
+    if (!(kp_tools_g.unhook_pending & bit)) continue;
     kp_error err;
     err.message[0] = 0;
-    if (kp_tools_g.callables[e] || kp_tools_bridge_set_callback(e, 0, &err) == KP_OK)
-      kp_tools_g.unhook_pending[e] = 0;
-    else
-      kp_tools_g.any_unhook_pending = 1; /* tried again at the next settling */
+    /* (a slot whose event got a callable again keeps the trampoline; a
+     * failed emptying is tried again at the next settling) */
+    if (kp_tools_g.callables[e] || kp_tools_bridge_set_callback(e, 0, &err) == KP_OK) kp_tools_g.unhook_pending &= ~bit;
   }
 }
 
 /* Empties event's slot now when no thread is inside Kokkos, else leaves the
  * trampoline in it (above). */
 static kp_status kp_tools_unhook(int event, kp_error *err) {
+  const uint64_t bit = UINT64_C(1) << event;
   if (kp_work_idle()) {
-    kp_tools_g.unhook_pending[event] = 0;
+    kp_tools_g.unhook_pending &= ~bit;
     return kp_tools_bridge_set_callback(event, 0, err);
   }
   kp_status s = kp_tools_bridge_set_callback(event, 1, err);
-  if (s == KP_OK) kp_tools_g.unhook_pending[event] = kp_tools_g.any_unhook_pending = 1;
+  if (s == KP_OK) kp_tools_g.unhook_pending |= bit;
   return s;
 }
+
+/* ---- callbacks ------------------------------------------------------------------------------ */
 
 /* _set_callback(event, fn): fn a callable or None (removes it). */
 static PyObject *kp_tools_set_callback(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) {
@@ -1121,7 +1122,7 @@ static PyObject *kp_tools_set_callback(PyObject *mod, PyObject *const *args, Py_
     if (s != KP_OK) return kp_raise_bridge(s, &err, where), NULL;
     kp_tools_g.callables[event] = NULL;
   } else {
-    kp_tools_g.unhook_pending[event] = 0;
+    kp_tools_g.unhook_pending &= ~(UINT64_C(1) << event);
     kp_tools_g.callables[event] = Py_NewRef(fn);
     s = kp_tools_bridge_set_callback(event, 1, &err);
     if (s != KP_OK) {
